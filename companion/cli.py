@@ -1,0 +1,44 @@
+"""The ``companion`` command line.
+
+Each module in :mod:`companion.commands` adds its own sub-commands through a
+``register(subparsers)`` function, so a new command is a new file there and nothing else.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+import companion
+import companion.commands
+
+
+class CommandError(Exception):
+    """A user-facing failure: printed as one clear line, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="companion", description=companion.__doc__)
+    parser.add_argument("--version", action="version", version=f"companion {companion.__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_info in sorted(pkgutil.iter_modules(companion.commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"companion.commands.{module_info.name}")
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.handler(args) or 0)
+    except (CommandError, ValueError, OSError) as error:
+        # ValueError covers the library's own errors (bad cards, illegal events, bad files).
+        print(f"companion: error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
