@@ -1,0 +1,77 @@
+"""The fixed held-out split of the real photos (cardcounterml), shared by training and evaluation.
+
+Roboflow exports every source photo several times (``<stem>_jpg.rf.<hash>.jpg``, one per
+augmentation), so the split is decided by the source photo's stem: all copies of one photo fall on
+the same side, and the held-out F1 is never measured on a near-duplicate of a training image.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+REAL_DATASET = Path("/work/shared/datasets/cardcounterml")
+
+# cardcounterml's data.yaml names, in its order, mapped to the card model's codes.
+REAL_NAMES: tuple[str, ...] = (
+    "10C", "10D", "10H", "10S", "2C", "2D", "2H", "2S", "3C", "3D", "3H", "3S", "4C", "4D", "4H", "4S",
+    "5C", "5D", "5H", "5S", "6C", "6D", "6H", "6S", "7C", "7D", "7H", "7S", "8C", "8D", "8H", "8S",
+    "9C", "9D", "9H", "9S", "AC", "AD", "AH", "AS", "BACK", "BLACK JOKER", "JC", "JD", "JH", "JS",
+    "KC", "KD", "KH", "KS", "QC", "QD", "QH", "QS", "RED JOKER",
+)
+_REAL_TO_CODE = {"RED JOKER": "BJ", "BLACK JOKER": "SJ"}
+REAL_CODES: tuple[str, ...] = tuple(_REAL_TO_CODE.get(name, name) for name in REAL_NAMES)
+
+
+def source_stem(image_filename: str) -> str:
+    """The source photo a Roboflow export came from: the name before the first ``_jpg``."""
+    name = Path(image_filename).name
+    stem = name.split("_jpg", 1)[0]
+    if stem == name:  # not a Roboflow name: fall back to the plain stem
+        stem = Path(name).stem
+    return stem
+
+
+def is_holdout(image_filename: str) -> bool:
+    """True for the ~25 % of source photos kept out of training; the headline F1 is measured on them."""
+    digest = hashlib.sha1(source_stem(image_filename).encode()).hexdigest()
+    return int(digest, 16) % 4 == 0
+
+
+def real_images(dataset: Path = REAL_DATASET) -> list[Path]:
+    return sorted(p for p in (dataset / "images").iterdir() if p.suffix.lower() in {".jpg", ".jpeg", ".png"})
+
+
+def split(dataset: Path = REAL_DATASET) -> tuple[list[Path], list[Path]]:
+    """(training images, held-out images), both sorted."""
+    images = real_images(dataset)
+    return [p for p in images if not is_holdout(p.name)], [p for p in images if is_holdout(p.name)]
+
+
+def read_labels(label_path: Path) -> list[tuple[str, float, float, float, float]]:
+    """YOLO label lines as (code, cx, cy, w, h), normalised; polygon lines become their bounding box."""
+    rows = []
+    if not label_path.exists():
+        return rows
+    for line in label_path.read_text().splitlines():
+        parts = line.split()
+        if len(parts) < 5:
+            continue
+        cls = int(parts[0])
+        values = [float(v) for v in parts[1:]]
+        if len(values) == 4:
+            cx, cy, w, h = values
+        else:
+            xs, ys = values[0::2], values[1::2]
+            x1, x2, y1, y2 = min(xs), max(xs), min(ys), max(ys)
+            cx, cy, w, h = (x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1
+        rows.append((REAL_CODES[cls], cx, cy, w, h))
+    return rows
+
+
+def label_path_for(image: Path) -> Path:
+    return image.parent.parent / "labels" / (image.stem + ".txt")
+
+
+if __name__ == "__main__":
+    train, held = split()
+    print(f"{len(train)} training photos, {len(held)} held out")
