@@ -11,6 +11,12 @@ python3 -m venv .venv 2>/dev/null || true
 .venv/bin/python -m pip install -q --upgrade "pip>=24" >/dev/null
 if [ "$dev" = 1 ]; then
     .venv/bin/python -m pip install -q -e ".[train,test]"
+    # ultralytics pulls the GUI build of OpenCV beside the headless one; both own the cv2 folder, so keep
+    # exactly one (headless) to avoid the two builds overwriting each other.
+    if .venv/bin/python -m pip show -q opencv-python >/dev/null 2>&1; then
+        .venv/bin/python -m pip uninstall -q -y opencv-python
+        .venv/bin/python -m pip install -q --force-reinstall --no-deps "opencv-python-headless==5.0.0.93"
+    fi
     # Browser tests drive Debian's Chromium; Playwright never downloads a browser of its own.
     if ! command -v chromium >/dev/null 2>&1; then
         if [ "$(id -u)" = 0 ]; then
