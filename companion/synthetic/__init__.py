@@ -1,0 +1,1 @@
+"""Project-drawn cards and synthetic table recordings: test and training material with no third-party art."""
