@@ -1,0 +1,89 @@
+"""All tables of one data directory: creation with a referee PIN, lookup by id, reload on restart."""
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+import secrets
+import threading
+import time
+from typing import Any, Callable, Mapping
+
+from companion.games import GAMES, InvalidSetup, get_engine
+from companion.session.store import EventStore, TableRecord
+from companion.session.table import SessionError, Table, TableNotFound, hash_pin
+
+# Short enough to read aloud and type, no look-alikes (0/O, 1/I/L): it is also the join code.
+ID_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+ID_LENGTH = 6
+ID_PATTERN = re.compile(rf"^[{ID_ALPHABET}]{{{ID_LENGTH}}}$")
+PIN_DIGITS = 6
+
+
+def normalize_table_id(text: Any) -> str:
+    """The canonical id from what a person typed; raises TableNotFound for anything that cannot be one."""
+    if not isinstance(text, str):
+        raise TableNotFound("a table id is text")
+    candidate = text.strip().upper()
+    if not ID_PATTERN.match(candidate):
+        raise TableNotFound(f"no table {text[:20]!r}: a table code is {ID_LENGTH} letters and digits")
+    return candidate
+
+
+class TableRegistry:
+    """The tables of one data directory, all kept in memory and every change written through."""
+
+    def __init__(self, data_dir: str | pathlib.Path, clock: Callable[[], float] = time.time,
+                 engines: Callable[[str], Any] = get_engine, games: tuple[str, ...] = GAMES) -> None:
+        # ``engines`` and ``games`` are the game catalogue; tests may bring their own.
+        self.store = EventStore(data_dir)
+        self.clock = clock
+        self.engines = engines
+        self.games = games
+        self._lock = threading.Lock()
+        self._tables: dict[str, Table] = {}
+        for record in self.store.tables():
+            table = Table(record, self.store, engines(record.game), clock)
+            table.load(self.store.journal(record.id))
+            self._tables[record.id] = table
+
+    def close(self) -> None:
+        self.store.close()
+
+    def create(self, game: Any, setup: Mapping[str, Any]) -> tuple[Table, str]:
+        """A new table and its referee PIN (shown once; only its salted hash is stored)."""
+        if not isinstance(game, str) or game not in self.games:
+            raise InvalidSetup(f"unknown game {game!r}: choose one of {', '.join(self.games)}")
+        if not isinstance(setup, Mapping):
+            raise SessionError("the setup must be a JSON object")
+        try:
+            setup = json.loads(json.dumps(setup, allow_nan=False))
+        except (TypeError, ValueError) as error:
+            raise SessionError(f"the setup must be plain JSON: {error}") from None
+        engine = self.engines(game)
+        engine.new_game(setup)  # the engine judges the setup before anything is stored
+        pin = "".join(secrets.choice("0123456789") for _ in range(PIN_DIGITS))
+        salt = secrets.token_hex(8)
+        with self._lock:
+            table_id = self._new_id()
+            record = TableRecord(table_id, game, setup, salt, hash_pin(pin, salt), self.clock())
+            self.store.add_table(record)
+            table = Table(record, self.store, engine, self.clock)
+            self._tables[table_id] = table
+        return table, pin
+
+    def get(self, table_id: Any) -> Table:
+        key = normalize_table_id(table_id)
+        try:
+            return self._tables[key]
+        except KeyError:
+            raise TableNotFound(f"no table {key}") from None
+
+    def list(self) -> list[Table]:
+        return sorted(self._tables.values(), key=lambda t: t.record.created_at, reverse=True)
+
+    def _new_id(self) -> str:
+        while True:
+            candidate = "".join(secrets.choice(ID_ALPHABET) for _ in range(ID_LENGTH))
+            if candidate not in self._tables:
+                return candidate

@@ -1,0 +1,118 @@
+"""SQLite persistence: every table's setup and every journal entry, written as it happens.
+
+One database file per data directory, in WAL mode with ``synchronous=FULL`` so a committed entry
+survives a crash or power cut; each journal entry is its own transaction. The schema is
+append-only: nothing a user entered is ever updated or deleted, undo included (undo is an entry).
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+import sqlite3
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    setup TEXT NOT NULL,
+    pin_salt TEXT NOT NULL,
+    pin_hash TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS journal (
+    table_id TEXT NOT NULL REFERENCES tables(id),
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    event TEXT,
+    source TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (table_id, seq)
+);
+"""
+
+
+@dataclass(frozen=True)
+class TableRecord:
+    id: str
+    game: str
+    setup: dict
+    pin_salt: str
+    pin_hash: str
+    created_at: float
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    """One change to a table: ``kind`` is ``event`` (an engine event), ``undo`` or ``redo``."""
+
+    seq: int
+    kind: str
+    event: dict | None
+    source: str
+    at: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seq": self.seq, "kind": self.kind, "event": self.event, "source": self.source, "at": self.at}
+
+
+class EventStore:
+    """The one SQLite file of a data directory. Thread-safe: one connection behind a lock."""
+
+    FILENAME = "companion.sqlite3"
+
+    def __init__(self, data_dir: str | pathlib.Path) -> None:
+        self.data_dir = pathlib.Path(data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.data_dir / self.FILENAME
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def add_table(self, record: TableRecord) -> None:
+        with self._lock, self._transaction():
+            self._db.execute(
+                "INSERT INTO tables (id, game, setup, pin_salt, pin_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (record.id, record.game, json.dumps(record.setup), record.pin_salt, record.pin_hash, record.created_at),
+            )
+
+    def append(self, table_id: str, entry: JournalEntry) -> None:
+        with self._lock, self._transaction():
+            self._db.execute(
+                "INSERT INTO journal (table_id, seq, kind, event, source, at) VALUES (?, ?, ?, ?, ?, ?)",
+                (table_id, entry.seq, entry.kind, None if entry.event is None else json.dumps(entry.event), entry.source, entry.at),
+            )
+
+    def tables(self) -> list[TableRecord]:
+        with self._lock:
+            rows = self._db.execute("SELECT id, game, setup, pin_salt, pin_hash, created_at FROM tables ORDER BY created_at, id").fetchall()
+        return [TableRecord(r[0], r[1], json.loads(r[2]), r[3], r[4], r[5]) for r in rows]
+
+    def journal(self, table_id: str) -> list[JournalEntry]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT seq, kind, event, source, at FROM journal WHERE table_id = ? ORDER BY seq", (table_id,)
+            ).fetchall()
+        return [JournalEntry(r[0], r[1], None if r[2] is None else json.loads(r[2]), r[3], r[4]) for r in rows]
+
+    def _transaction(self):
+        db = self._db
+
+        class _Transaction:
+            def __enter__(self):
+                db.execute("BEGIN IMMEDIATE")
+
+            def __exit__(self, exc_type, exc, tb):
+                db.execute("ROLLBACK" if exc_type else "COMMIT")
+                return False
+
+        return _Transaction()

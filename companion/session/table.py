@@ -1,0 +1,220 @@
+"""A live table: one game bound to its engine, its journal of changes, and who may change it.
+
+The journal is the truth. It holds every change in order, each with a sequence number: an engine
+event (from the referee's phone or from the camera), an ``undo`` or a ``redo``. The engine state is
+always ``replay(setup, active events)``; undo moves the last active event onto the redo stack and
+redo applies it again, so nothing entered is ever lost. Sequence numbers double as the ids of the
+server-sent events that carry each change to the phones.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from companion.games import IllegalEvent, replay
+from companion.session.store import EventStore, JournalEntry, TableRecord
+
+SOURCES = ("referee", "camera")
+# Keys of an event that name the place it changes; the referee's word on a place beats the camera's.
+TARGET_KEYS = ("cell", "zone", "player", "chosen", "slot", "position")
+MAX_EVENT_BYTES = 16_384
+
+
+class SessionError(ValueError):
+    """Bad input to the session (not a rules question): malformed event, unknown table."""
+
+
+class TableNotFound(SessionError):
+    pass
+
+
+def hash_pin(pin: str, salt: str) -> str:
+    return hashlib.sha256(f"{salt}:{pin}".encode()).hexdigest()
+
+
+def check_event_shape(event: Any) -> dict:
+    """The event as a plain JSON object with a text ``type``; raises SessionError otherwise."""
+    if not isinstance(event, Mapping):
+        raise SessionError(f"an event must be a JSON object, got {type(event).__name__}")
+    kind = event.get("type")
+    if not isinstance(kind, str) or not kind:
+        raise SessionError('an event needs a "type", e.g. {"type": "place", "cell": [0, 0], "card": "10H"}')
+    try:
+        text = json.dumps(event, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise SessionError(f"an event must be plain JSON: {error}") from None
+    if len(text) > MAX_EVENT_BYTES:
+        raise SessionError(f"an event may be at most {MAX_EVENT_BYTES} bytes of JSON")
+    return json.loads(text)
+
+
+def event_target(event: Mapping[str, Any]) -> str | None:
+    """The place an event changes (e.g. a grid cell), as a stable key; None when it names none."""
+    parts = {key: event[key] for key in TARGET_KEYS if key in event}
+    return json.dumps(parts, sort_keys=True) if parts else None
+
+
+@dataclass
+class _Active:
+    event: dict
+    source: str
+
+
+@dataclass
+class Table:
+    """One game in progress. Every public method is thread-safe."""
+
+    record: TableRecord
+    store: EventStore
+    engine: Any
+    clock: Callable[[], float] = time.time
+    journal: list[JournalEntry] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._changed = threading.Condition()
+        self._active: list[_Active] = []
+        self._redo: list[_Active] = []
+        self.state = self.engine.new_game(self.record.setup)
+        self._view_cache: tuple[int, dict] | None = None
+
+    # -- identity and access --------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def game(self) -> str:
+        return self.record.game
+
+    @property
+    def seq(self) -> int:
+        return self.journal[-1].seq if self.journal else 0
+
+    def pin_matches(self, pin: str | None) -> bool:
+        if not isinstance(pin, str):
+            return False
+        # compare_digest keeps the time the same however many characters match.
+        return hmac.compare_digest(hash_pin(pin.strip(), self.record.pin_salt), self.record.pin_hash)
+
+    # -- changes --------------------------------------------------------------------------
+    def submit(self, event: Any, source: str = "referee") -> JournalEntry | None:
+        """Apply an engine event and journal it. Returns the entry, or None when a camera reading
+        is overruled by an earlier referee correction of the same place. Raises SessionError or
+        IllegalEvent (the table unchanged) when the event is malformed or against the rules."""
+        if source not in SOURCES:
+            raise SessionError(f"unknown source {source!r}: one of {', '.join(SOURCES)}")
+        event = check_event_shape(event)
+        with self._changed:
+            if source == "camera" and self._overruled(event):
+                return None
+            new_state = self.engine.apply(self.state, event)
+            entry = self._record("event", event, source)
+            self.state = new_state
+            self._active.append(_Active(event, source))
+            self._redo.clear()
+            self._changed.notify_all()
+            return entry
+
+    def undo(self, source: str = "referee") -> JournalEntry:
+        with self._changed:
+            if not self._active:
+                raise IllegalEvent("nothing to undo")
+            kept = self._active[:-1]
+            new_state = replay(self.engine, self.record.setup, [a.event for a in kept])
+            entry = self._record("undo", None, source)
+            self._redo.append(self._active.pop())
+            self.state = new_state
+            self._changed.notify_all()
+            return entry
+
+    def redo(self, source: str = "referee") -> JournalEntry:
+        with self._changed:
+            if not self._redo:
+                raise IllegalEvent("nothing to redo")
+            again = self._redo[-1]
+            # The table may have moved on by camera readings since; the rules still decide.
+            new_state = self.engine.apply(self.state, again.event)
+            entry = self._record("redo", None, source)
+            self._active.append(self._redo.pop())
+            self.state = new_state
+            self._changed.notify_all()
+            return entry
+
+    def _record(self, kind: str, event: dict | None, source: str) -> JournalEntry:
+        entry = JournalEntry(self.seq + 1, kind, event, source, self.clock())
+        self.store.append(self.id, entry)  # raises before anything in memory changes
+        self.journal.append(entry)
+        return entry
+
+    def _overruled(self, event: dict) -> bool:
+        target = event_target(event)
+        if target is None:
+            return False
+        for active in reversed(self._active):
+            if event_target(active.event) == target:
+                if active.source != "referee":
+                    return False
+                return {k: v for k, v in active.event.items()} != event
+        return False
+
+    # -- restart ----------------------------------------------------------------------------
+    def load(self, entries: list[JournalEntry]) -> None:
+        """Rebuild the table from its stored journal (at start-up, before anyone can see it)."""
+        for entry in entries:
+            try:
+                if entry.kind == "event":
+                    self.state = self.engine.apply(self.state, entry.event)
+                    self._active.append(_Active(entry.event, entry.source))
+                    self._redo.clear()
+                elif entry.kind == "undo":
+                    self._redo.append(self._active.pop())
+                    self.state = replay(self.engine, self.record.setup, [a.event for a in self._active])
+                elif entry.kind == "redo":
+                    self.state = self.engine.apply(self.state, self._redo[-1].event)
+                    self._active.append(self._redo.pop())
+            except (IllegalEvent, IndexError) as error:
+                # The rules changed under a stored game: keep the entry, say so, go on.
+                self.warnings.append(f"change {entry.seq} ({entry.kind}) no longer applies: {error}")
+            self.journal.append(entry)
+
+    # -- reading ------------------------------------------------------------------------------
+    def meta(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "game": self.game,
+            "seq": self.seq,
+            "created_at": self.record.created_at,
+            "setup": self.record.setup,
+            "can_undo": bool(self._active),
+            "can_redo": bool(self._redo),
+            "undo_event": self._active[-1].event if self._active else None,
+            "redo_event": self._redo[-1].event if self._redo else None,
+            "events": len(self._active),
+            "warnings": list(self.warnings),
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        """The full public state: the engine's own view, plus the session's facts under ``session``."""
+        with self._changed:
+            seq = self.seq
+            if self._view_cache is None or self._view_cache[0] != seq:
+                self._view_cache = (seq, self.engine.view(self.state))
+            view = dict(self._view_cache[1])
+            view["session"] = self.meta()
+            return view
+
+    def changes_since(self, after: int) -> tuple[list[JournalEntry], dict]:
+        """The journal entries after ``after`` and the snapshot as of the last of them, read together."""
+        with self._changed:
+            entries = [e for e in self.journal[max(after, 0):] if e.seq > after]
+            return entries, self.snapshot()
+
+    def wait_for_change(self, after: int, timeout: float) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: self.seq > after, timeout=timeout)

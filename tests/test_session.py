@@ -1,0 +1,234 @@
+"""The session layer: journal, undo/redo, persistence and replay, PINs, camera vs referee.
+
+The session is game-agnostic, so most of these tests drive it with ``GridEngine``, a tiny pure engine
+obeying the engine protocol (place a card in an empty cell, clear a cell); the real engines are
+exercised through the session in ``test_web_games.py``.
+"""
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import pytest
+
+from companion.cards import Card
+from companion.games import IllegalEvent, InvalidSetup
+from companion.session import SessionError, TableNotFound, TableRegistry, normalize_table_id
+
+
+class GridEngine:
+    """A 3×3 board: ``place`` a card in an empty cell, ``clear`` a full one. State: a tuple of rows."""
+
+    name = "grid"
+
+    def new_game(self, setup):
+        players = setup.get("players")
+        if not isinstance(players, list) or not players:
+            raise InvalidSetup("at least one player is needed")
+        if set(setup) - {"players", "options"}:
+            raise InvalidSetup(f"unknown setup keys {sorted(set(setup) - {'players', 'options'})}")
+        return ((None,) * 3,) * 3
+
+    def _cell(self, event):
+        cell = event.get("cell")
+        if not (isinstance(cell, list) and len(cell) == 2 and all(isinstance(v, int) and 0 <= v < 3 for v in cell)):
+            raise IllegalEvent(f"no cell {cell!r} on a 3x3 board")
+        return cell
+
+    def apply(self, state, event):
+        row, col = self._cell(event)
+        if event["type"] == "place":
+            if state[row][col] is not None:
+                raise IllegalEvent(f"cell {row},{col} is taken")
+            value = Card.parse(event.get("card", "")).code
+        elif event["type"] == "clear":
+            if state[row][col] is None:
+                raise IllegalEvent(f"cell {row},{col} is empty")
+            value = None
+        else:
+            raise IllegalEvent(f"unknown event {event['type']!r}")
+        rows = [list(r) for r in state]
+        rows[row][col] = value
+        return tuple(tuple(r) for r in rows)
+
+    def view(self, state):
+        return {"game": "grid", "grid": [list(r) for r in state], "filled": sum(v is not None for r in state for v in r)}
+
+
+def grid_registry(path, **kwargs):
+    return TableRegistry(path, engines=lambda name: GridEngine(), games=("grid",), **kwargs)
+
+
+SETUP = {"players": [{"name": "Ann"}, {"name": "Bo"}]}
+
+
+def place(row, col, card):
+    return {"type": "place", "cell": [row, col], "card": card}
+
+
+def test_create_gives_a_short_id_and_a_six_digit_pin(tmp_path):
+    registry = grid_registry(tmp_path)
+    table, pin = registry.create("grid", SETUP)
+    assert normalize_table_id(table.id.lower()) == table.id
+    assert len(pin) == 6 and pin.isdigit()
+    assert table.pin_matches(pin)
+    assert not table.pin_matches(str((int(pin) + 1) % 1_000_000).zfill(6))
+    assert not table.pin_matches(None)
+    assert registry.get(table.id.lower()) is table
+
+
+@pytest.mark.parametrize("bad", ["", "abc", "../../etc/passwd", "AAAAA0", "AAAAAAA", None, 12])
+def test_ids_that_cannot_be_tables_are_refused(tmp_path, bad):
+    with pytest.raises(TableNotFound):
+        grid_registry(tmp_path).get(bad)
+
+
+def test_bad_setups_store_nothing(tmp_path):
+    registry = grid_registry(tmp_path)
+    with pytest.raises(InvalidSetup):
+        registry.create("grid", {"players": []})
+    with pytest.raises(InvalidSetup):
+        registry.create("chess", SETUP)
+    with pytest.raises(SessionError):
+        registry.create("grid", {"players": [{"name": float("nan")}]})
+    assert registry.list() == []
+    assert grid_registry(tmp_path).list() == []
+
+
+def test_events_are_journalled_with_sequence_numbers(tmp_path):
+    table, _ = grid_registry(tmp_path).create("grid", SETUP)
+    first = table.submit(place(0, 0, "10h"))
+    second = table.submit(place(1, 1, "BJ"), source="camera")
+    assert (first.seq, second.seq) == (1, 2)
+    assert first.event["card"] == "10h" and second.source == "camera"
+    view = table.snapshot()
+    assert view["grid"][0][0] == "10H" and view["grid"][1][1] == "BJ"
+    assert view["session"]["seq"] == 2 and view["session"]["can_undo"] and not view["session"]["can_redo"]
+
+
+@pytest.mark.parametrize("bad", [None, [], "place", {"cell": [0, 0]}, {"type": ""}, {"type": 3}, {"type": "place", "x": float("inf")}])
+def test_malformed_events_change_nothing(tmp_path, bad):
+    table, _ = grid_registry(tmp_path).create("grid", SETUP)
+    table.submit(place(0, 0, "AS"))
+    before = table.snapshot()
+    with pytest.raises(SessionError):
+        table.submit(bad)
+    assert table.snapshot() == before
+
+
+def test_illegal_events_change_nothing_and_are_not_stored(tmp_path):
+    registry = grid_registry(tmp_path)
+    table, _ = registry.create("grid", SETUP)
+    table.submit(place(0, 0, "AS"))
+    before = table.snapshot()
+    for bad in (place(0, 0, "2S"), place(5, 0, "2S"), place(0, 1, "ZZ"), {"type": "clear", "cell": [2, 2]}):
+        with pytest.raises((IllegalEvent, ValueError)):
+            table.submit(bad)
+        assert table.snapshot() == before
+    assert len(grid_registry(tmp_path).get(table.id).journal) == 1
+
+
+def test_undo_and_redo(tmp_path):
+    table, _ = grid_registry(tmp_path).create("grid", SETUP)
+    with pytest.raises(IllegalEvent):
+        table.undo()
+    with pytest.raises(IllegalEvent):
+        table.redo()
+    table.submit(place(0, 0, "AS"))
+    table.submit(place(0, 1, "2S"))
+    assert table.undo().kind == "undo"
+    assert table.snapshot()["grid"][0] == ["AS", None, None]
+    assert table.snapshot()["session"]["redo_event"] == place(0, 1, "2S")
+    table.undo()
+    assert table.snapshot()["filled"] == 0
+    table.redo()
+    table.redo()
+    assert table.snapshot()["grid"][0] == ["AS", "2S", None]
+    assert [e.kind for e in table.journal] == ["event", "event", "undo", "undo", "redo", "redo"]
+    assert [e.seq for e in table.journal] == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_new_event_after_undo_drops_the_redo(tmp_path):
+    table, _ = grid_registry(tmp_path).create("grid", SETUP)
+    table.submit(place(0, 0, "AS"))
+    table.undo()
+    table.submit(place(2, 2, "KD"))
+    assert not table.snapshot()["session"]["can_redo"]
+    with pytest.raises(IllegalEvent):
+        table.redo()
+
+
+def test_a_camera_reading_after_undo_drops_the_redo_too(tmp_path):
+    table, _ = grid_registry(tmp_path).create("grid", SETUP)
+    table.submit(place(0, 0, "AS"))
+    table.undo()
+    table.submit(place(0, 0, "3H"), source="camera")
+    assert not table.snapshot()["session"]["can_redo"]
+
+
+def test_restart_replays_every_table_exactly(tmp_path):
+    registry = grid_registry(tmp_path)
+    one, pin_one = registry.create("grid", SETUP)
+    two, _ = registry.create("grid", {"players": [{"name": "Cy"}], "options": {"fast": True}})
+    for event in (place(0, 0, "AS"), place(0, 1, "2S"), place(1, 1, "QH")):
+        one.submit(event)
+    one.undo()
+    one.undo()
+    one.redo()
+    two.submit(place(2, 2, "SJ"), source="camera")
+    before = {t.id: t.snapshot() for t in registry.list()}
+    journals = {t.id: t.journal for t in registry.list()}
+    registry.close()
+
+    again = grid_registry(tmp_path)
+    assert {t.id: t.snapshot() for t in again.list()} == before
+    assert {t.id: t.journal for t in again.list()} == journals
+    assert again.get(one.id).pin_matches(pin_one)
+    # The redo stack survives too: the undone event can still be redone after the restart.
+    again.get(one.id).redo()
+    assert again.get(one.id).snapshot()["grid"][1][1] == "QH"
+
+
+def test_the_database_is_in_wal_mode_and_holds_no_pin(tmp_path):
+    registry = grid_registry(tmp_path)
+    table, pin = registry.create("grid", SETUP)
+    table.submit(place(0, 0, "AS"))
+    db = sqlite3.connect(registry.store.path)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    rows = db.execute("SELECT * FROM tables").fetchall()
+    assert rows and pin not in repr(rows)
+    assert db.execute("SELECT seq, kind FROM journal").fetchall() == [(1, "event")]
+
+
+def test_a_failed_write_changes_nothing(tmp_path):
+    registry = grid_registry(tmp_path)
+    table, _ = registry.create("grid", SETUP)
+    registry.store.close()
+    with pytest.raises(sqlite3.ProgrammingError):
+        table.submit(place(0, 0, "AS"))
+    assert table.seq == 0 and table.snapshot()["filled"] == 0
+
+
+def test_the_referee_overrules_the_camera_on_the_same_place(tmp_path):
+    table, _ = grid_registry(tmp_path).create("grid", SETUP)
+    table.submit(place(0, 0, "8S"), source="camera")
+    table.submit({"type": "clear", "cell": [0, 0]})
+    table.submit(place(0, 0, "9S"))  # the referee: it is the dragon, not an 8
+    table.submit({"type": "clear", "cell": [0, 0]}, source="referee")
+    assert table.submit(place(0, 0, "8S"), source="camera") is None  # the camera's misreading is ignored
+    assert table.snapshot()["grid"][0][0] is None
+    # Elsewhere the camera still counts.
+    assert table.submit(place(1, 0, "8S"), source="camera").seq == 5
+
+
+def test_waiters_wake_on_a_change(tmp_path):
+    table, _ = grid_registry(tmp_path).create("grid", SETUP)
+    woke = []
+    waiter = threading.Thread(target=lambda: woke.append(table.wait_for_change(0, timeout=5)))
+    waiter.start()
+    table.submit(place(0, 0, "AS"))
+    waiter.join(5)
+    assert woke == [True]
+    assert table.wait_for_change(1, timeout=0.01) is False
+    entries, state = table.changes_since(0)
+    assert [e.seq for e in entries] == [1] and state["session"]["seq"] == 1
