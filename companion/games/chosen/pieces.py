@@ -1,0 +1,49 @@
+"""What each poker card is in The Chosen, and the deck(s) the game is played with."""
+from __future__ import annotations
+
+from collections import Counter
+
+from companion.cards import STANDARD_CARDS, Card, InvalidCardError, Kind
+
+MEDICINE = "medicine"
+RADIATION = "radiation"
+CHOSEN = "chosen"
+
+# One deck without the Kings, in the card model's fixed order: 20 medicine, 20 radiation, 10 chosen.
+ONE_DECK: tuple[str, ...] = tuple(card.code for card in STANDARD_CARDS if card.rank != 13) + ("BJ", "SJ")
+
+
+def role(code: str) -> str:
+    """``medicine`` (red A-10), ``radiation`` (black A-10) or ``chosen`` (J, Q, jokers)."""
+    card = Card.parse(code)
+    if card.is_joker:
+        return CHOSEN
+    if card.kind is not Kind.STANDARD:
+        raise InvalidCardError(f"{code!r} is not a card of The Chosen (a face-down card has no role until it is turned)")
+    if card.rank == 13:
+        raise InvalidCardError(f"{card.code} is a King: Kings are taken out of the deck in The Chosen")
+    if card.rank >= 11:
+        return CHOSEN
+    return MEDICINE if card.is_red else RADIATION
+
+
+def normalise(code: object) -> str:
+    """The canonical code of a card of this game; InvalidCardError for anything else."""
+    if not isinstance(code, str):
+        raise InvalidCardError(f"a card code must be text, got {code!r}")
+    card = Card.parse(code)
+    role(card.code)
+    return card.code
+
+
+def deck_for(decks: int) -> tuple[str, ...]:
+    return ONE_DECK * decks
+
+
+def composition(decks: int) -> Counter:
+    return Counter(deck_for(decks))
+
+
+def is_safe_chip(code: str) -> bool:
+    """A chip is radiated when its face is radiation; medicine and chosen faces are safe water."""
+    return role(code) != RADIATION

@@ -1,0 +1,92 @@
+"""Rule options of The Chosen: every **Ruling** is a default, each plausible alternative a named value."""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Mapping
+
+from companion.games.base import UnknownOption
+
+
+@dataclass(frozen=True)
+class Options:
+    # More than 4 players plays with a second deck's cards (same proportions): "auto"; or always 1 / 2 decks.
+    second_deck: str = "auto"
+    # Steps 2-4 of a turn (chip, send, play cards) in any order, or strictly in the printed order.
+    step_order: str = "free"
+    # How many chosen a player may send in one turn.
+    sends_per_turn: int = 1
+    # A chosen must carry at least one chip (discarding every chip is refused).
+    must_carry_chip: bool = True
+    # A chosen sent this turn also moves one zone at the end of this turn.
+    move_sent_this_turn: bool = True
+    # "At most one card on each other player's chosen": per chosen, or per other player.
+    other_chosen_limit: str = "per_chosen"
+    # Chips brought home stay with the player as their score ("kept") or go to the discard pile.
+    scored_chips: str = "kept"
+    # Chips a player (or each team member) must bring home to win.
+    target_chips: int = 4
+
+
+CHOICES: dict[str, tuple] = {
+    "second_deck": ("auto", "always", "never"),
+    "step_order": ("free", "strict"),
+    "other_chosen_limit": ("per_chosen", "per_player"),
+    "scored_chips": ("kept", "discard"),
+    "must_carry_chip": (True, False),
+    "move_sent_this_turn": (True, False),
+}
+WHOLE_NUMBERS = {"sends_per_turn": 1, "target_chips": 1}  # name -> smallest value
+
+
+def parse_options(raw: Mapping[str, Any] | None) -> Options:
+    raw = dict(raw or {})
+    known = {f.name for f in fields(Options)}
+    for name, value in raw.items():
+        if name not in known:
+            raise UnknownOption(f"unknown option {name!r} for The Chosen: options are {', '.join(sorted(known))}")
+        if name in CHOICES:
+            if value not in CHOICES[name] or type(value) is not type(CHOICES[name][0]):
+                raise UnknownOption(f"option {name} must be one of {', '.join(map(repr, CHOICES[name]))}, got {value!r}")
+        elif isinstance(value, bool) or not isinstance(value, int) or value < WHOLE_NUMBERS[name]:
+            raise UnknownOption(f"option {name} must be a whole number of at least {WHOLE_NUMBERS[name]}, got {value!r}")
+    return Options(**raw)
+
+
+def options_dict(options: Options) -> dict:
+    return {f.name: getattr(options, f.name) for f in fields(Options)}
+
+
+# The referee's rulings where the seed is silent or loose: (id, what the companion does, option or None).
+RULINGS: tuple[tuple[str, str, str | None], ...] = (
+    ("hidden-faces", "The companion never reveals a face-down card's identity to players before the vault; "
+                     "the referee view may remember it to check the verdict.", None),
+    ("second-deck", "With more than 4 players a second deck's 50 cards join (same proportions).", "second_deck"),
+    ("automatic-draw", "Each turn starts by drawing up to players + 1 cards, the first turn included; "
+                       "the initial deal is players cards each.", None),
+    ("step-order", "Steps 2-4 (put a chip, send a chosen, play cards onto chosen) may come in any order; "
+                   "only a chip on yourself after sending is forbidden.", "step_order"),
+    ("one-chip", "At most one chip per turn, onto one player's area (yours included).", None),
+    ("one-send", "At most one chosen is sent per turn.", "sends_per_turn"),
+    ("carry-one", "A sent chosen must carry at least one chip.", "must_carry_chip"),
+    ("send-stack", "Only medicine may be stacked on a chosen when it is sent; any number of them.", None),
+    ("carried-fixed", "Carried chips cannot be added, removed or looked at until the vault.", None),
+    ("other-limit", "At most one card per turn on each other player's chosen (counted per chosen); "
+                    "any number on your own.", "other_chosen_limit"),
+    ("number-cards-only", "Only medicine and radiation can be played onto a chosen; they cancel one for one "
+                          "into the discard pile.", None),
+    ("move-new", "A chosen sent this turn also moves one zone at the end of the turn.", "move_sent_this_turn"),
+    ("shot-unturned", "A chosen shot for carrying radiation is discarded with its chips unturned.", None),
+    ("score-chips", "A chosen that passes scores one point per carried chip, radiated ones included; "
+                    "the scored chips stay with the player, the chosen and medicine go to the discard pile.",
+     "scored_chips"),
+    ("win-immediately", "The game ends at the verdict that brings a player (team) to the target.", "target_chips"),
+    ("empty-piles", "An empty draw pile is refilled from the shuffled discard pile; when both are empty the "
+                    "player draws what there is.", None),
+    ("hand-correction", "A referee hand-size correction moves cards between the top of the draw pile and the hand.", None),
+)
+
+
+def rulings_view(options: Options) -> list[dict]:
+    values = options_dict(options)
+    return [{"id": key, "ruling": text, "option": option, "value": values.get(option) if option else None}
+            for key, text, option in RULINGS]
