@@ -1,0 +1,411 @@
+"""The whole game of Kingdoms as an explicit state machine (pokerkit style): every change is an event.
+
+Cells in events are 1-based ``[row, col]`` positions on an 11 × 11 **canvas**. The 6 × 5 grid
+floats on it: the first card may go anywhere (the centre ``[6, 6]`` leaves room in every
+direction) and every later card must keep the occupied area within 6 wide × 5 tall or 5 wide ×
+6 tall. Scores and explanations use the grid's own 1-based cells, counted from the top-left of
+the occupied area; the view gives both for every card.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+from companion.cards import Card, Kind, Suit
+from companion.games.base import IllegalEvent, InvalidSetup
+from companion.games.kingdoms.board import copies_problem, labels_for
+from companion.games.kingdoms.grid import (CELLS_IN_GRID, Cell, bounding_box, describe_extent, dragon_reaching, extent,
+                                           fits, fixed_orientation)
+from companion.games.kingdoms.options import OPTION_HELP, Options
+from companion.games.kingdoms.pieces import FACE_DOWN_PIECE, IllegalCard, Piece, PieceKind, Seating, piece_for
+from companion.games.kingdoms.scoring import BoardScore, score
+
+CANVAS = 11
+EVENT_TYPES = ("place", "remove", "replace", "turn_down", "score_round", "set_turn")
+
+
+@dataclass(frozen=True)
+class Tile:
+    """A card on the table. ``card`` is None when it was only ever seen face down."""
+
+    card: Card | None
+    face_down: bool = False
+    placed_by: str | None = None
+
+    @property
+    def seen(self) -> str:
+        return "BACK" if self.face_down or self.card is None else self.card.code
+
+
+@dataclass(frozen=True)
+class PlayerState:
+    name: str
+    suits: tuple[Suit, ...]
+    supply: tuple[int, int, int, int]   # castles in hand, ranks 1-4
+
+    def supply_json(self) -> dict[str, int]:
+        return {str(rank): count for rank, count in enumerate(self.supply, start=1)}
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    number: int
+    rows: tuple[tuple[str | None, ...], ...]   # the final grid as the table saw it
+    score: BoardScore
+
+
+@dataclass(frozen=True)
+class KingdomsState:
+    seating: Seating
+    options: Options
+    seed: Any
+    players: tuple[PlayerState, ...]
+    round: int
+    board: tuple[tuple[Cell, Tile], ...]
+    to_act: int
+    starter: int
+    results: tuple[RoundResult, ...] = ()
+    log: tuple[str, ...] = ()
+
+    @property
+    def finished(self) -> bool:
+        return self.round > self.options.rounds
+
+    @property
+    def tiles(self) -> dict[Cell, Tile]:
+        return dict(self.board)
+
+    def player_index(self, name: str) -> int:
+        return self.seating.names.index(name)
+
+
+def _freeze(tiles: Mapping[Cell, Tile]) -> tuple[tuple[Cell, Tile], ...]:
+    return tuple(sorted(tiles.items()))
+
+
+class KingdomsEngine:
+    """``new_game(setup)``, ``apply(state, event)`` and ``view(state)`` for Kingdoms."""
+
+    name = "kingdoms"
+    event_types = EVENT_TYPES
+    option_help = OPTION_HELP
+
+    # ----------------------------------------------------------------- setup
+    def new_game(self, setup: Mapping[str, Any]) -> KingdomsState:
+        if not isinstance(setup, Mapping):
+            raise InvalidSetup(f"a setup must be a mapping with players, options and seed, got {type(setup).__name__}")
+        unknown = set(setup) - {"players", "options", "seed"}
+        if unknown:
+            raise InvalidSetup(f"unknown setup keys {sorted(unknown)}: expected players, options, seed")
+        if "players" not in setup:
+            raise InvalidSetup("a setup needs players, e.g. [{\"name\": \"Ann\", \"suits\": [\"H\", \"D\"]}, …]")
+        seating = Seating.from_json(setup["players"])
+        options = Options.from_json(setup.get("options"), seating)
+        seed = setup.get("seed")
+        if seed is not None and not isinstance(seed, (int, str)):
+            raise InvalidSetup(f"seed must be a number or text, got {seed!r}")
+        players = tuple(PlayerState(name, suits, seating.castle_supply) for name, suits in seating.players)
+        return KingdomsState(seating, options, seed, players, round=1, board=(), to_act=0, starter=0)
+
+    # ----------------------------------------------------------------- events
+    def apply(self, state: KingdomsState, event: Mapping[str, Any]) -> KingdomsState:
+        if not isinstance(event, Mapping):
+            raise IllegalEvent(f"an event must be a mapping with a type, got {type(event).__name__}")
+        kind = event.get("type")
+        if kind not in EVENT_TYPES:
+            raise IllegalEvent(f"unknown event type {kind!r}: Kingdoms knows {', '.join(EVENT_TYPES)}")
+        if state.finished:
+            raise IllegalEvent(f"the game is over after {state.options.rounds} rounds")
+        allowed = {"place": {"cell", "card", "player"}, "remove": {"cell"}, "replace": {"cell", "card"},
+                   "turn_down": {"cell"}, "score_round": set(), "set_turn": {"player"}}[kind]
+        extra = set(event) - allowed - {"type"}
+        if extra:
+            raise IllegalEvent(f"{kind}: unknown field(s) {sorted(extra)}; expected {sorted(allowed) or 'none'}")
+        new_state, logged = getattr(self, f"_{kind}")(state, event)
+        return replace(new_state, log=state.log + (json.dumps(logged, sort_keys=True),))
+
+    def _place(self, state: KingdomsState, event: Mapping[str, Any]):
+        cell = _cell(event)
+        card = _card(event)
+        tiles = state.tiles
+        if cell in tiles:
+            raise IllegalEvent(f"cell {_show(cell)} already holds {tiles[cell].seen}")
+        if len(tiles) >= CELLS_IN_GRID:
+            raise IllegalEvent("the grid is full: score the round first")
+        piece = self._piece(state, card)
+        placer = self._placer(state, event, piece)
+        tile = self._checked_tile(state, tiles, cell, card, piece, placer)
+        players = list(state.players)
+        if piece.is_castle:
+            players = _take_castle(state, players, piece)
+        tiles[cell] = tile
+        next_player = (state.player_index(placer) + 1) % len(state.players)
+        new_state = replace(state, board=_freeze(self._settle(state, tiles)), players=tuple(players), to_act=next_player)
+        logged = {"type": "place", "cell": list(cell), "card": card.code}
+        if "player" in event:
+            logged["player"] = placer
+        if state.options.auto_score and len(tiles) == CELLS_IN_GRID:
+            new_state = self._finish_round(new_state)
+        return new_state, logged
+
+    def _remove(self, state: KingdomsState, event: Mapping[str, Any]):
+        cell = _cell(event)
+        tiles = state.tiles
+        tile = _occupied(tiles, cell)
+        players = list(state.players)
+        if tile.card is not None:
+            piece = self._piece(state, tile.card)
+            if piece.is_castle:
+                players = _return_castle(state, players, piece)
+        del tiles[cell]
+        return (replace(state, board=_freeze(self._settle(state, tiles)), players=tuple(players)),
+                {"type": "remove", "cell": list(cell)})
+
+    def _replace(self, state: KingdomsState, event: Mapping[str, Any]):
+        cell = _cell(event)
+        card = _card(event)
+        tiles = state.tiles
+        old = _occupied(tiles, cell)
+        if old.card == card or (old.card is None and card.kind is Kind.BACK):
+            raise IllegalEvent(f"cell {_show(cell)} already holds {card.code}")
+        players = list(state.players)
+        if old.card is not None:
+            old_piece = self._piece(state, old.card)
+            if old_piece.is_castle:
+                players = _return_castle(state, players, old_piece)
+        del tiles[cell]
+        piece = self._piece(state, card)
+        trial = replace(state, players=tuple(players))
+        tile = self._checked_tile(trial, tiles, cell, card, piece, old.placed_by)
+        if piece.is_castle:
+            players = _take_castle(trial, players, piece)
+        tiles[cell] = tile
+        return (replace(state, board=_freeze(self._settle(state, tiles)), players=tuple(players)),
+                {"type": "replace", "cell": list(cell), "card": card.code})
+
+    def _turn_down(self, state: KingdomsState, event: Mapping[str, Any]):
+        cell = _cell(event)
+        tiles = state.tiles
+        tile = _occupied(tiles, cell)
+        if tile.face_down or tile.card is None:
+            raise IllegalEvent(f"the card at {_show(cell)} is already face down")
+        piece = self._piece(state, tile.card)
+        if piece.kind is not PieceKind.RESOURCE:
+            raise IllegalEvent(f"only resources (red A-6) are turned face down; {tile.card.code} is the {piece.label}")
+        if dragon_reaching(self._pieces(state, tiles), cell) is None:
+            raise IllegalEvent(f"{tile.card.code} at {_show(cell)} is in no dragon's lines: it stays face up")
+        tiles[cell] = replace(tile, face_down=True)
+        return replace(state, board=_freeze(tiles)), {"type": "turn_down", "cell": list(cell)}
+
+    def _score_round(self, state: KingdomsState, event: Mapping[str, Any]):
+        filled = len(state.board)
+        if filled < CELLS_IN_GRID:
+            raise IllegalEvent(f"the round ends when the grid is full: {filled} of {CELLS_IN_GRID} cells hold a card")
+        return self._finish_round(state), {"type": "score_round"}
+
+    def _set_turn(self, state: KingdomsState, event: Mapping[str, Any]):
+        name = event.get("player")
+        if name not in state.seating.names:
+            raise IllegalEvent(f"set_turn: unknown player {name!r}; players are {', '.join(state.seating.names)}")
+        return replace(state, to_act=state.player_index(name)), {"type": "set_turn", "player": name}
+
+    # ----------------------------------------------------------------- rules
+    def _piece(self, state: KingdomsState, card: Card) -> Piece:
+        return piece_for(card, state.seating, state.options.wizard_card)
+
+    def _pieces(self, state: KingdomsState, tiles: Mapping[Cell, Tile]) -> dict[Cell, Piece]:
+        """What each card is, remembering the identity of cards turned face down."""
+        return {cell: self._piece(state, t.card) if t.card is not None else FACE_DOWN_PIECE for cell, t in tiles.items()}
+
+    def _placer(self, state: KingdomsState, event: Mapping[str, Any], piece: Piece) -> str:
+        names = state.seating.names
+        if "player" in event:
+            placer = event["player"]
+            if placer not in names:
+                raise IllegalEvent(f"unknown player {placer!r}; players are {', '.join(names)}")
+            if piece.is_castle and piece.owner != placer:
+                raise IllegalEvent(f"{placer} cannot place {piece.owner}'s castle")
+        else:
+            placer = piece.owner if piece.is_castle else names[state.to_act]
+        if state.options.strict_turns and placer != names[state.to_act]:
+            raise IllegalEvent(f"it is {names[state.to_act]}'s turn, not {placer}'s (strict_turns is on)")
+        return placer
+
+    def _checked_tile(self, state, tiles, cell, card, piece, placer) -> Tile:
+        """The tile ``card`` makes at ``cell`` on ``tiles`` (which lacks ``cell``), or IllegalEvent."""
+        pieces = self._pieces(state, tiles)
+        pieces[cell] = piece
+        height, width = extent(pieces)
+        if not fits(height, width, state.options.orientation):
+            raise IllegalEvent(f"{card.code} at {_show(cell)} is outside the grid: "
+                               + describe_extent(height, width, state.options.orientation))
+        problem = copies_problem([t.card for t in tiles.values() if t.card is not None] + [card], state.options)
+        if problem:
+            raise IllegalEvent(problem)
+        if piece.is_castle:
+            owner = state.players[state.player_index(piece.owner)]
+            if owner.supply[piece.rank - 1] < 1:
+                gone = "used earlier this game" if piece.rank > 1 else "all on the grid this round"
+                raise IllegalEvent(f"{piece.owner} has no rank-{piece.rank} castle left ({gone})")
+        if card.kind is Kind.BACK:
+            if dragon_reaching(pieces, cell) is None:
+                raise IllegalEvent(f"a face-down card is legal only inside the dragon's lines; {_show(cell)} is not")
+            return Tile(None, True, placer)
+        return Tile(card, False, placer)
+
+    def _settle(self, state: KingdomsState, tiles: dict[Cell, Tile]) -> dict[Cell, Tile]:
+        """Resources in a dragon's lines lie face down (with auto_turn_down); any other known card face up."""
+        pieces = self._pieces(state, tiles)
+        for cell, tile in list(tiles.items()):
+            if tile.card is None or pieces[cell].kind is not PieceKind.RESOURCE:
+                continue
+            in_lines = dragon_reaching(pieces, cell) is not None
+            if tile.face_down and not in_lines:
+                tiles[cell] = replace(tile, face_down=False)
+            elif not tile.face_down and in_lines and state.options.auto_turn_down:
+                tiles[cell] = replace(tile, face_down=True)
+        return tiles
+
+    def _finish_round(self, state: KingdomsState) -> KingdomsState:
+        result = self.score_board(state)
+        tiles = state.tiles
+        players = list(state.players)
+        for tile in tiles.values():
+            if tile.card is not None:
+                piece = self._piece(state, tile.card)
+                if piece.is_castle and piece.rank == 1:
+                    players = _return_castle(state, players, piece)
+        rows = _rows(tiles)
+        starter = (state.starter + 1) % len(players)
+        return replace(state, players=tuple(players), round=state.round + 1, board=(), starter=starter, to_act=starter,
+                       results=state.results + (RoundResult(state.round, rows, result),))
+
+    # ----------------------------------------------------------------- reading
+    def score_board(self, state: KingdomsState) -> BoardScore:
+        """The current grid scored now (provisional while the round runs), cells relative to its top-left."""
+        tiles = state.tiles
+        box = bounding_box(tiles)
+        if box is None:
+            return score({}, state.seating.names, state.options.rules)
+        top, left = box[0], box[1]
+        shift = {cell: (cell[0] - top + 1, cell[1] - left + 1) for cell in tiles}
+        pieces = {shift[c]: p for c, p in self._pieces(state, tiles).items()}
+        labels = {shift[c]: (t.card.pretty + (" (face down)" if t.face_down else "")) if t.card else "face-down card"
+                  for c, t in tiles.items()}
+        warnings = []
+        if len(tiles) < CELLS_IN_GRID:
+            warnings.append(f"the board is not full: {len(tiles)} of {CELLS_IN_GRID} cells hold a card; scored as it stands")
+        return score(pieces, state.seating.names, state.options.rules, labels).with_warnings(warnings)
+
+    def view(self, state: KingdomsState) -> dict[str, Any]:
+        tiles = state.tiles
+        pieces = self._pieces(state, tiles)
+        box = bounding_box(tiles)
+        height, width = extent(tiles)
+        top, left = (box[0], box[1]) if box else (1, 1)
+        current = self.score_board(state)
+        round_scores = [r.score.totals for r in state.results]
+        totals = {name: sum(scores[name] for scores in round_scores) for name in state.seating.names}
+        winners = None
+        if state.finished:
+            best = max(totals.values())
+            winners = [name for name, total in totals.items() if total == best]
+        open_cells = [] if len(tiles) >= CELLS_IN_GRID else [
+            [r, c] for r in range(1, CANVAS + 1) for c in range(1, CANVAS + 1)
+            if (r, c) not in tiles and fits(*extent(list(tiles) + [(r, c)]), state.options.orientation)]
+        return {
+            "game": self.name,
+            "options": state.options.to_json(),
+            "seed": state.seed,
+            "players": [{"name": p.name, "suits": [s.value for s in p.suits], "supply": p.supply_json(),
+                         "round_scores": [scores[p.name] for scores in round_scores], "total": totals[p.name]}
+                        for p in state.players],
+            "supplies": {p.name: p.supply_json() for p in state.players},
+            "round": min(state.round, state.options.rounds),
+            "rounds": state.options.rounds,
+            "finished": state.finished,
+            "to_act": None if state.finished else state.seating.names[state.to_act],
+            "board": {
+                "canvas": [CANVAS, CANVAS],
+                "origin": [top, left],
+                "size": [height, width],
+                "orientation": fixed_orientation(height, width, state.options.orientation),
+                "filled": len(tiles),
+                "full": len(tiles) == CELLS_IN_GRID,
+                "cells": [{"cell": [r, c], "grid_cell": [r - top + 1, c - left + 1], "code": t.seen,
+                           "card": t.card.code if t.card else None, "face_down": t.face_down or t.card is None,
+                           "piece": pieces[(r, c)].to_json(), "placed_by": t.placed_by}
+                          for (r, c), t in sorted(tiles.items())],
+                "rows": [list(row) for row in _rows(tiles)],
+                "open_cells": open_cells,
+            },
+            "scores": current.to_json(),
+            "explanations": current.explanations(),
+            "round_scores": round_scores,
+            "results": [{"round": r.number, "rows": [list(row) for row in r.rows], **r.score.to_json(),
+                         "explanations": r.score.explanations()} for r in state.results],
+            "totals": totals,
+            "winners": winners,
+            "log": [json.loads(entry) for entry in state.log],
+        }
+
+
+# --------------------------------------------------------------------- helpers
+def _show(cell: Cell) -> str:
+    return f"[{cell[0]}, {cell[1]}]"
+
+
+def _cell(event: Mapping[str, Any]) -> Cell:
+    cell = event.get("cell")
+    if (not isinstance(cell, (list, tuple)) or len(cell) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in cell)):
+        raise IllegalEvent(f"{event.get('type')}: cell must be [row, col] with whole numbers, got {cell!r}")
+    row, col = cell
+    if not (1 <= row <= CANVAS and 1 <= col <= CANVAS):
+        raise IllegalEvent(f"cell {list(cell)} is off the {CANVAS}×{CANVAS} canvas (rows and columns 1-{CANVAS})")
+    return row, col
+
+
+def _card(event: Mapping[str, Any]) -> Card:
+    if "card" not in event:
+        raise IllegalEvent(f"{event.get('type')}: a card code is needed, e.g. \"card\": \"5H\"")
+    try:
+        return Card.parse(event["card"])
+    except ValueError as error:
+        raise IllegalEvent(str(error)) from None
+
+
+def _occupied(tiles: Mapping[Cell, Tile], cell: Cell) -> Tile:
+    if cell not in tiles:
+        raise IllegalEvent(f"cell {_show(cell)} is empty")
+    return tiles[cell]
+
+
+def _with_supply(players: list[PlayerState], index: int, rank: int, change: int) -> list[PlayerState]:
+    player = players[index]
+    supply = list(player.supply)
+    supply[rank - 1] += change
+    players = list(players)
+    players[index] = replace(player, supply=tuple(supply))
+    return players
+
+
+def _take_castle(state: KingdomsState, players: list[PlayerState], piece: Piece) -> list[PlayerState]:
+    return _with_supply(players, state.player_index(piece.owner), piece.rank, -1)
+
+
+def _return_castle(state: KingdomsState, players: list[PlayerState], piece: Piece) -> list[PlayerState]:
+    return _with_supply(players, state.player_index(piece.owner), piece.rank, +1)
+
+
+def _rows(tiles: Mapping[Cell, Tile]) -> tuple[tuple[str | None, ...], ...]:
+    box = bounding_box(tiles)
+    if box is None:
+        return ()
+    top, left, bottom, right = box
+    return tuple(tuple(tiles[(r, c)].seen if (r, c) in tiles else None for c in range(left, right + 1))
+                 for r in range(top, bottom + 1))
+
+
+ENGINE = KingdomsEngine()
