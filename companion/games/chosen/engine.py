@@ -483,7 +483,7 @@ class ChosenEngine:
                               len(chosen.medicine), len(chosen.radiation), 0, False, 0, "radiation on the chosen")
             table.discard.extend(everything)
             table.log.append(f"Vault: {name}'s chosen #{chosen.id} carries {len(chosen.radiation)} radiation: "
-                             f"shot; it and its {len(faces)} chips are discarded unturned.")
+                             f"shot; it and its {len(faces)} chip{'s' if len(faces) != 1 else ''} are discarded unturned.")
         else:
             radiated = sum(role(face) == RADIATION for face in faces)
             passed = radiated <= len(chosen.medicine)
