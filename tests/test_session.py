@@ -232,3 +232,13 @@ def test_waiters_wake_on_a_change(tmp_path):
     assert table.wait_for_change(1, timeout=0.01) is False
     entries, state = table.changes_since(0)
     assert [e.seq for e in entries] == [1] and state["session"]["seq"] == 1
+
+
+def test_player_colours_are_kept_for_the_screens_not_given_to_the_engine(tmp_path):
+    registry = grid_registry(tmp_path)
+    table, _ = registry.create("grid", {"players": [{"name": "Ann", "colour": "#DC2626"}, {"name": "Bo"}]})
+    assert table.record.setup == {"players": [{"name": "Ann"}, {"name": "Bo"}]}
+    assert table.snapshot()["session"]["colours"] == {"Ann": "#dc2626"}
+    assert grid_registry(tmp_path).get(table.id).snapshot()["session"]["colours"] == {"Ann": "#dc2626"}
+    with pytest.raises(SessionError):
+        registry.create("grid", {"players": [{"name": "Ann", "colour": "red; background: url(x)"}]})

@@ -1,0 +1,51 @@
+"""The phone referee: a Flask app (factory, blueprints, config objects) over the session layer.
+
+    from web_ui import create_app
+    app = create_app({"DATA_DIR": "/tmp/tables"})
+
+Pages live in :mod:`web_ui.pages`, the JSON API and the live stream in :mod:`web_ui.api`, camera
+frames in :mod:`web_ui.camera`. Everything the browser needs ships in ``web_ui/static``.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from flask import Flask
+
+from web_ui.config import Config, TestConfig
+
+__all__ = ["create_app", "Config", "TestConfig"]
+
+
+def create_app(config: Any = None) -> Flask:
+    """A new app. ``config`` is a config class or object (see :mod:`web_ui.config`) or a mapping
+    of overrides applied on top of :class:`Config`."""
+    from companion.games import GAMES, get_engine
+    from companion.session import TableRegistry
+    from web_ui import api, camera, pages
+
+    app = Flask(__name__)
+    app.config.from_object(Config)
+    if isinstance(config, Mapping):
+        app.config.update(config)
+    elif config is not None:
+        app.config.from_object(config)
+    app.json.sort_keys = False
+
+    engines = app.config.get("ENGINES") or get_engine
+    games = tuple(app.config.get("GAMES") or GAMES)
+    app.extensions["registry"] = TableRegistry(app.config["DATA_DIR"], engines=engines, games=games)
+    app.extensions["camera"] = camera.CameraHub(app.config)
+
+    api.register_error_handlers(app)
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(camera.bp)
+
+    @app.after_request
+    def security_headers(response):
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        return response
+
+    return app

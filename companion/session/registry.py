@@ -18,6 +18,7 @@ ID_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 ID_LENGTH = 6
 ID_PATTERN = re.compile(rf"^[{ID_ALPHABET}]{{{ID_LENGTH}}}$")
 PIN_DIGITS = 6
+COLOUR_PATTERN = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 
 def normalize_table_id(text: Any) -> str:
@@ -28,6 +29,25 @@ def normalize_table_id(text: Any) -> str:
     if not ID_PATTERN.match(candidate):
         raise TableNotFound(f"no table {text[:20]!r}: a table code is {ID_LENGTH} letters and digits")
     return candidate
+
+
+def split_presentation(setup: dict) -> tuple[dict, dict]:
+    """Takes the players' colours out of a setup: the screens use them, the rules do not."""
+    players = setup.get("players")
+    if not isinstance(players, list):
+        return setup, {}
+    colours, cleaned = {}, []
+    for player in players:
+        if isinstance(player, dict) and ("colour" in player or "color" in player):
+            player = dict(player)
+            colour = player.pop("colour", None) or player.pop("color", None)
+            player.pop("color", None)
+            if not isinstance(colour, str) or not COLOUR_PATTERN.match(colour):
+                raise SessionError(f"a player colour is written #rrggbb, got {colour!r}")
+            if isinstance(player.get("name"), str):
+                colours[player["name"].strip()] = colour.lower()
+        cleaned.append(player)
+    return {**setup, "players": cleaned}, ({"colours": colours} if colours else {})
 
 
 class TableRegistry:
@@ -60,13 +80,14 @@ class TableRegistry:
             setup = json.loads(json.dumps(setup, allow_nan=False))
         except (TypeError, ValueError) as error:
             raise SessionError(f"the setup must be plain JSON: {error}") from None
+        setup, meta = split_presentation(setup)
         engine = self.engines(game)
         engine.new_game(setup)  # the engine judges the setup before anything is stored
         pin = "".join(secrets.choice("0123456789") for _ in range(PIN_DIGITS))
         salt = secrets.token_hex(8)
         with self._lock:
             table_id = self._new_id()
-            record = TableRecord(table_id, game, setup, salt, hash_pin(pin, salt), self.clock())
+            record = TableRecord(table_id, game, setup, salt, hash_pin(pin, salt), self.clock(), meta)
             self.store.add_table(record)
             table = Table(record, self.store, engine, self.clock)
             self._tables[table_id] = table

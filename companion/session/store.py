@@ -10,7 +10,7 @@ import json
 import pathlib
 import sqlite3
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 SCHEMA = """
@@ -20,7 +20,8 @@ CREATE TABLE IF NOT EXISTS tables (
     setup TEXT NOT NULL,
     pin_salt TEXT NOT NULL,
     pin_hash TEXT NOT NULL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    meta TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS journal (
     table_id TEXT NOT NULL REFERENCES tables(id),
@@ -42,6 +43,7 @@ class TableRecord:
     pin_salt: str
     pin_hash: str
     created_at: float
+    meta: dict = field(default_factory=dict)  # what only the screens use, e.g. player colours
 
 
 @dataclass(frozen=True)
@@ -81,8 +83,9 @@ class EventStore:
     def add_table(self, record: TableRecord) -> None:
         with self._lock, self._transaction():
             self._db.execute(
-                "INSERT INTO tables (id, game, setup, pin_salt, pin_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (record.id, record.game, json.dumps(record.setup), record.pin_salt, record.pin_hash, record.created_at),
+                "INSERT INTO tables (id, game, setup, pin_salt, pin_hash, created_at, meta) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (record.id, record.game, json.dumps(record.setup), record.pin_salt, record.pin_hash, record.created_at,
+                 json.dumps(record.meta)),
             )
 
     def append(self, table_id: str, entry: JournalEntry) -> None:
@@ -94,8 +97,8 @@ class EventStore:
 
     def tables(self) -> list[TableRecord]:
         with self._lock:
-            rows = self._db.execute("SELECT id, game, setup, pin_salt, pin_hash, created_at FROM tables ORDER BY created_at, id").fetchall()
-        return [TableRecord(r[0], r[1], json.loads(r[2]), r[3], r[4], r[5]) for r in rows]
+            rows = self._db.execute("SELECT id, game, setup, pin_salt, pin_hash, created_at, meta FROM tables ORDER BY created_at, id").fetchall()
+        return [TableRecord(r[0], r[1], json.loads(r[2]), r[3], r[4], r[5], json.loads(r[6])) for r in rows]
 
     def journal(self, table_id: str) -> list[JournalEntry]:
         with self._lock:

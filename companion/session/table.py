@@ -191,6 +191,7 @@ class Table:
             "seq": self.seq,
             "created_at": self.record.created_at,
             "setup": self.record.setup,
+            "colours": dict(self.record.meta.get("colours", {})),
             "can_undo": bool(self._active),
             "can_redo": bool(self._redo),
             "undo_event": self._active[-1].event if self._active else None,

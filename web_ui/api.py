@@ -1,0 +1,231 @@
+"""The JSON API and the live change stream (server-sent events). See ``docs/web.md`` and ``openapi.yaml``."""
+from __future__ import annotations
+
+import io
+import json
+import threading
+import time
+from collections import defaultdict, deque
+
+import qrcode
+import qrcode.image.svg
+from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context, url_for
+from werkzeug.exceptions import BadRequest, HTTPException
+
+from companion.games import GameError, IllegalEvent
+from companion.session import SessionError, Table, TableNotFound, TableRegistry
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _json_error(status: int, message: str):
+    return jsonify(error=message), status
+
+
+def register_error_handlers(app) -> None:
+    """Every failure under /api answers JSON ``{"error": message}`` with a fitting status."""
+    app.register_error_handler(ApiError, lambda e: _json_error(e.status, e.message))
+    app.register_error_handler(TableNotFound, lambda e: _json_error(404, str(e)))
+    app.register_error_handler(IllegalEvent, lambda e: _json_error(422, str(e)))
+    for bad_input in (GameError, SessionError, ValueError):
+        app.register_error_handler(bad_input, lambda e: _json_error(400, str(e)))
+
+    def http_error(error: HTTPException):
+        if request.path.startswith("/api/"):
+            return _json_error(error.code or 500, error.description or error.name)
+        return error
+
+    app.register_error_handler(HTTPException, http_error)
+
+
+def registry() -> TableRegistry:
+    return current_app.extensions["registry"]
+
+
+def json_body() -> dict:
+    if not request.is_json:
+        raise ApiError(415, "send JSON with Content-Type: application/json")
+    try:
+        body = request.get_json()
+    except BadRequest:
+        raise ApiError(400, "the body is not valid JSON") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "the body must be a JSON object")
+    return body
+
+
+class PinGuard:
+    """Counts wrong PINs per table and client so six digits cannot simply be tried one by one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._failures: dict[tuple[str, str], deque] = defaultdict(deque)
+
+    def blocked(self, key: tuple[str, str], limit: int, window: float) -> bool:
+        with self._lock:
+            recent = self._failures[key]
+            while recent and recent[0] < time.monotonic() - window:
+                recent.popleft()
+            return len(recent) >= limit
+
+    def failed(self, key: tuple[str, str]) -> None:
+        with self._lock:
+            self._failures[key].append(time.monotonic())
+
+
+_pin_guard = PinGuard()
+
+
+def referee_table(table_id: str) -> Table:
+    """The table, if this request carries its referee PIN (header ``X-Referee-Pin``); else 403."""
+    table = registry().get(table_id)
+    key = (table.id, request.remote_addr or "?")
+    config = current_app.config
+    if _pin_guard.blocked(key, config["PIN_ATTEMPTS"], config["PIN_WINDOW_SECONDS"]):
+        raise ApiError(429, "too many wrong PINs: wait a minute")
+    if not table.pin_matches(request.headers.get("X-Referee-Pin")):
+        _pin_guard.failed(key)
+        raise ApiError(403, "only the referee can change this table: send the PIN in the X-Referee-Pin header")
+    return table
+
+
+def join_url(table: Table) -> str:
+    base = current_app.config.get("PUBLIC_URL") or request.host_url
+    return base.rstrip("/") + url_for("pages.table", table_id=table.id)
+
+
+# -- tables ---------------------------------------------------------------------------------------
+@bp.get("/games")
+def games():
+    return jsonify(games=list(registry().games))
+
+
+@bp.post("/tables")
+def create_table():
+    body = json_body()
+    setup = {key: value for key, value in body.items() if key != "game"}
+    table, pin = registry().create(body.get("game"), setup)
+    payload = {
+        "id": table.id,
+        "pin": pin,
+        "join_url": join_url(table),
+        "qr_url": url_for("api.qr_code", table_id=table.id),
+        "stream_url": url_for("api.stream", table_id=table.id),
+    }
+    return jsonify(payload), 201, {"Location": url_for("api.get_table", table_id=table.id)}
+
+
+@bp.get("/tables")
+def list_tables():
+    return jsonify(tables=[{"id": t.id, "game": t.game, "seq": t.seq, "created_at": t.record.created_at} for t in registry().list()])
+
+
+@bp.get("/tables/<table_id>")
+def get_table(table_id: str):
+    response = jsonify(registry().get(table_id).snapshot())
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/tables/<table_id>/journal")
+def journal(table_id: str):
+    table = registry().get(table_id)
+    return jsonify(journal=[entry.to_json() for entry in table.journal])
+
+
+@bp.post("/tables/<table_id>/pin")
+def check_pin(table_id: str):
+    """Lets a phone check a PIN before it shows the referee's controls."""
+    table = referee_table(table_id)
+    return jsonify(ok=True, id=table.id)
+
+
+def _changed(table: Table, entry):
+    return jsonify(entry=entry.to_json(), state=table.snapshot())
+
+
+@bp.post("/tables/<table_id>/events")
+def post_event(table_id: str):
+    table = referee_table(table_id)
+    entry = table.submit(json_body(), source="referee")
+    return _changed(table, entry), 201
+
+
+@bp.post("/tables/<table_id>/undo")
+def undo(table_id: str):
+    table = referee_table(table_id)
+    return _changed(table, table.undo()), 201
+
+
+@bp.post("/tables/<table_id>/redo")
+def redo(table_id: str):
+    table = referee_table(table_id)
+    return _changed(table, table.redo()), 201
+
+
+@bp.get("/tables/<table_id>/qr.svg")
+def qr_code(table_id: str):
+    table = registry().get(table_id)
+    image = qrcode.make(join_url(table), image_factory=qrcode.image.svg.SvgPathImage, box_size=10, border=2)
+    buffer = io.BytesIO()
+    image.save(buffer)
+    return Response(buffer.getvalue(), mimetype="image/svg+xml")
+
+
+# -- live stream ------------------------------------------------------------------------------------
+def _message(event: str, seq: int, data: dict) -> str:
+    return f"id: {seq}\nevent: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def _resume_point(table: Table) -> int | None:
+    """Where a stream resumes: the browser's Last-Event-ID on reconnect, else ``?after=``; None: from a snapshot."""
+    for raw in (request.headers.get("Last-Event-ID"), request.args.get("after")):
+        if raw is None or raw == "":
+            continue
+        try:
+            seq = int(raw)
+        except ValueError:
+            raise ApiError(400, f"Last-Event-ID / after must be a change number, got {raw[:20]!r}") from None
+        if seq < 0:
+            raise ApiError(400, "Last-Event-ID / after cannot be negative")
+        return seq if seq <= table.seq else None  # a number from the future: start over from a snapshot
+    return None
+
+
+@bp.get("/tables/<table_id>/stream")
+def stream(table_id: str):
+    """Server-sent events. Each ``change`` carries a journal entry with ``id`` = its sequence number and,
+    on the newest one of a burst, the full state; a ``snapshot`` carries the full state alone."""
+    table = registry().get(table_id)
+    after = _resume_point(table)
+    config = current_app.config
+    keepalive, lifetime, retry = config["SSE_KEEPALIVE_SECONDS"], config["SSE_MAX_SECONDS"], config["SSE_RETRY_MS"]
+
+    def generate():
+        yield f"retry: {int(retry)}\n\n"
+        last = after
+        if last is None:
+            entries, state = table.changes_since(table.seq)
+            last = state["session"]["seq"]
+            yield _message("snapshot", last, {"state": state})
+        deadline = time.monotonic() + lifetime
+        while time.monotonic() < deadline:
+            entries, state = table.changes_since(last)
+            for index, entry in enumerate(entries):
+                data = entry.to_json()
+                if index == len(entries) - 1:
+                    data["state"] = state
+                yield _message("change", entry.seq, data)
+                last = entry.seq
+            if not table.wait_for_change(last, timeout=min(keepalive, max(deadline - time.monotonic(), 0))):
+                yield ": keep-alive\n\n"
+
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
+    return Response(stream_with_context(generate()), mimetype="text/event-stream", headers=headers)

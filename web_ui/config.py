@@ -1,0 +1,34 @@
+"""Configuration objects (Flask tutorial style): pick one, override what you need."""
+from __future__ import annotations
+
+import os
+
+
+class Config:
+    # Where the SQLite journal (and the --https certificate) live.
+    DATA_DIR = os.environ.get("COMPANION_DATA", "companion-data")
+    # Largest request body: a phone camera frame as JPEG is well under this.
+    MAX_CONTENT_LENGTH = 4 * 1024 * 1024
+    MAX_FRAME_BYTES = 4 * 1024 * 1024
+    # Server-sent events: a comment every few seconds keeps proxies and phones from closing an idle
+    # stream; each stream ends after a while so a server thread is never held forever (the browser
+    # reconnects at once with Last-Event-ID and misses nothing).
+    SSE_KEEPALIVE_SECONDS = 15.0
+    SSE_MAX_SECONDS = 300.0
+    SSE_RETRY_MS = 1000
+    # Base of join links and QR codes, e.g. "http://192.168.1.20:8000/"; None: the request's own host.
+    PUBLIC_URL: str | None = None
+    # Camera source for the table pipeline (a device index, a file or a URL); None: no server camera.
+    CAMERA_SOURCE: str | None = None
+    # Wrong PINs allowed per table and client within PIN_WINDOW_SECONDS before answering 429.
+    PIN_ATTEMPTS = 10
+    PIN_WINDOW_SECONDS = 60.0
+    # The game catalogue: None means the real engines (companion.games).
+    ENGINES = None
+    GAMES = None
+
+
+class TestConfig(Config):
+    TESTING = True
+    SSE_KEEPALIVE_SECONDS = 0.2
+    SSE_MAX_SECONDS = 2.0

@@ -1,0 +1,279 @@
+/* The table screen: state from the API, live changes over server-sent events, referee controls. */
+"use strict";
+(() => {
+  const root = document.getElementById("app");
+  const tableId = root.dataset.table;
+  const game = root.dataset.game;
+  const apiUrl = root.dataset.api;
+  const streamUrl = root.dataset.stream;
+  const pinKey = "companion-pin:" + tableId;
+  const $ = (id) => document.getElementById(id);
+
+  let state = null;
+  let seq = -1;
+  let pin = localStorage.getItem(pinKey);
+  let source = null;
+  let reconnectTimer = null;
+  const seen = new Set();
+
+  // -- messages -------------------------------------------------------------------------------
+  let messageTimer = null;
+  function say(text, kind) {
+    const box = $("message");
+    box.textContent = text;
+    box.className = "message " + (kind || "info");
+    box.hidden = !text;
+    clearTimeout(messageTimer);
+    if (text && kind !== "error") messageTimer = setTimeout(() => { box.hidden = true; }, 4000);
+  }
+
+  // -- rendering --------------------------------------------------------------------------------
+  function screen() { return Games[game] || Games.generic; }
+
+  function describe(entry) {
+    if (entry.kind === "undo") return "undo";
+    if (entry.kind === "redo") return "redo";
+    const e = entry.event || {};
+    const parts = [e.type];
+    for (const [k, v] of Object.entries(e)) if (k !== "type") parts.push(k + "=" + (typeof v === "object" ? JSON.stringify(v) : v));
+    return parts.join(" ");
+  }
+
+  function addLog(entry) {
+    if (seen.has(entry.seq)) return;
+    seen.add(entry.seq);
+    const item = h("li", { value: entry.seq, dataset: { seq: entry.seq } },
+      h("span.who." + entry.source, entry.source === "camera" ? "📷" : "✋"), " ", describe(entry));
+    $("log").prepend(item);
+    while ($("log").children.length > 200) $("log").lastChild.remove();
+  }
+
+  function render() {
+    if (!state) return;
+    const board = $("board");
+    const view = screen();
+    let node;
+    try {
+      node = view.render(state, ctx);
+    } catch (error) {
+      console.error(error);
+      node = h("div", h("p.error", "This screen could not draw the table: " + error.message), Games.generic.render(state, ctx));
+    }
+    const details = Games.generic.details(state);
+    const open = board.querySelector("details.card-panel")?.open;
+    details.open = !!open;
+    board.replaceChildren(node, details);
+    const session = state.session || {};
+    $("undo").disabled = !session.can_undo;
+    $("redo").disabled = !session.can_redo;
+    for (const w of session.warnings || []) say(w, "error");
+  }
+
+  function accept(newState) {
+    const newSeq = newState.session ? newState.session.seq : 0;
+    if (newSeq < seq) return; // an older picture than the one shown
+    state = newState;
+    seq = newSeq;
+    document.body.dataset.seq = String(seq);
+    render();
+  }
+
+  async function refresh() {
+    const [stateResponse, journalResponse] = await Promise.all([fetch(apiUrl, { cache: "no-store" }), fetch(apiUrl + "/journal", { cache: "no-store" })]);
+    if (!stateResponse.ok) throw new Error("table not found");
+    const fresh = await stateResponse.json();
+    seq = -1; // a full re-sync replaces whatever was shown
+    accept(fresh);
+    if (journalResponse.ok) {
+      const { journal } = await journalResponse.json();
+      $("log").replaceChildren();
+      seen.clear();
+      for (const entry of journal.slice(-200)) addLog(entry);
+    }
+  }
+
+  // -- live stream ---------------------------------------------------------------------------------
+  function setLive(on) {
+    $("live").className = "live " + (on ? "online" : "offline");
+    $("live").title = on ? "live" : "reconnecting…";
+    document.body.dataset.live = on ? "1" : "0";
+  }
+
+  function connect() {
+    clearTimeout(reconnectTimer);
+    if (source) source.close();
+    source = new EventSource(seq >= 0 ? streamUrl + "?after=" + seq : streamUrl);
+    source.addEventListener("open", () => setLive(true));
+    source.addEventListener("snapshot", (message) => accept(JSON.parse(message.data).state));
+    source.addEventListener("change", (message) => {
+      const data = JSON.parse(message.data);
+      addLog(data);
+      if (data.state) accept(data.state);
+    });
+    source.addEventListener("error", () => {
+      setLive(false);
+      // EventSource retries by itself (with Last-Event-ID); when it gives up, start over from a full state.
+      if (source.readyState === EventSource.CLOSED) scheduleResync(2000);
+    });
+  }
+
+  function scheduleResync(delay) {
+    clearTimeout(reconnectTimer);
+    reconnectTimer = setTimeout(() => refresh().then(connect, () => scheduleResync(Math.min(delay * 2, 15000))), delay);
+  }
+
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") {
+      keepAwake();
+      if (!source || source.readyState === EventSource.CLOSED) scheduleResync(0);
+    }
+  });
+  window.addEventListener("online", () => scheduleResync(0));
+
+  // -- screen stays awake ------------------------------------------------------------------------
+  let wakeLock = null;
+  async function keepAwake() {
+    if (!("wakeLock" in navigator)) { document.body.dataset.wake = "unsupported"; return; }
+    try {
+      wakeLock = await navigator.wakeLock.request("screen");
+      document.body.dataset.wake = "on";
+      wakeLock.addEventListener("release", () => { document.body.dataset.wake = "off"; });
+    } catch (error) {
+      // Not allowed right now (page hidden, battery saver): try again on the next tap or return.
+      document.body.dataset.wake = "denied";
+    }
+  }
+  document.addEventListener("click", () => { if (document.body.dataset.wake !== "on") keepAwake(); }, { passive: true });
+
+  // -- referee -------------------------------------------------------------------------------------
+  function isReferee() { return !!pin; }
+  function showReferee() {
+    document.body.classList.toggle("referee", isReferee());
+    $("referee-bar").hidden = !isReferee();
+    $("referee-toggle").textContent = isReferee() ? "Referee ✓" : "Referee";
+    render();
+  }
+
+  async function call(path, body) {
+    const response = await fetch(apiUrl + path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Referee-Pin": pin || "" },
+      body: body === undefined ? "{}" : JSON.stringify(body),
+    });
+    let data = {};
+    try { data = await response.json(); } catch (_) { /* empty body */ }
+    if (response.status === 403) {
+      pin = null; localStorage.removeItem(pinKey); showReferee();
+    }
+    if (!response.ok) throw new Error(data.error || response.statusText);
+    if (data.entry) addLog(data.entry);
+    if (data.state) accept(data.state);
+    return data;
+  }
+
+  async function send(event) {
+    try {
+      await call("/events", event);
+      say("");
+      return true;
+    } catch (error) {
+      say(error.message, "error");
+      return false;
+    }
+  }
+
+  $("referee-toggle").addEventListener("click", () => {
+    if (isReferee()) {
+      if (confirm("Leave referee mode on this phone?")) { pin = null; localStorage.removeItem(pinKey); showReferee(); }
+      return;
+    }
+    $("pin-error").hidden = true;
+    $("pin-input").value = "";
+    $("pin-dialog").showModal();
+  });
+  $("pin-cancel").addEventListener("click", () => $("pin-dialog").close());
+  $("pin-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const tried = $("pin-input").value.trim();
+    const response = await fetch(apiUrl + "/pin", { method: "POST", headers: { "X-Referee-Pin": tried } });
+    if (response.ok) {
+      pin = tried; localStorage.setItem(pinKey, pin);
+      $("pin-dialog").close(); showReferee(); say("You are the referee on this phone.");
+    } else {
+      const data = await response.json().catch(() => ({}));
+      $("pin-error").textContent = data.error || "wrong PIN"; $("pin-error").hidden = false;
+    }
+  });
+  $("undo").addEventListener("click", () => call("/undo").catch((e) => say(e.message, "error")));
+  $("redo").addEventListener("click", () => call("/redo").catch((e) => say(e.message, "error")));
+
+  // -- card picker ---------------------------------------------------------------------------------
+  let pickerResolve = null;
+  function buildPicker() {
+    const grid = $("picker");
+    for (const suit of Cards.SUITS) {
+      grid.append(h("div.picker-row", Cards.RANKS.map((r) => h("button.pick", { type: "button", dataset: { card: r + suit }, onclick: () => finishPick(r + suit) }, Cards.el(r + suit)))));
+    }
+    grid.append(h("div.picker-row", ["BJ", "SJ", "BACK"].map((c) => h("button.pick", { type: "button", dataset: { card: c }, onclick: () => finishPick(c) }, Cards.el(c)))));
+  }
+  function finishPick(value) {
+    $("picker-dialog").close();
+    const resolve = pickerResolve; pickerResolve = null;
+    if (resolve) resolve(value);
+  }
+  /** Opens the picker; resolves to a card code, "" for "remove" (when allowed), or null. */
+  function pick(title, { allowClear = false, only = null } = {}) {
+    $("picker-title").textContent = title || "Pick a card";
+    $("picker-clear").hidden = !allowClear;
+    for (const button of $("picker").querySelectorAll("button.pick")) button.disabled = !!only && !only.includes(button.dataset.card);
+    $("picker-dialog").showModal();
+    return new Promise((resolve) => { pickerResolve = resolve; });
+  }
+  $("picker-clear").addEventListener("click", () => finishPick(""));
+  $("picker-cancel").addEventListener("click", () => finishPick(null));
+  $("picker-dialog").addEventListener("close", () => { if (pickerResolve) finishPick(null); });
+
+  // -- any event as JSON ---------------------------------------------------------------------------
+  function openEvent(template) {
+    $("event-error").hidden = true;
+    $("event-json").value = JSON.stringify(template || { type: "" }, null, 1);
+    const templates = (screen().templates || (() => []))(state, ctx);
+    $("event-templates").replaceChildren(...templates.map((t) => h("button.secondary.small", { type: "button", onclick: () => { $("event-json").value = JSON.stringify(t.event, null, 1); } }, t.label)));
+    $("event-dialog").showModal();
+  }
+  $("event-open").addEventListener("click", () => openEvent());
+  $("event-cancel").addEventListener("click", () => $("event-dialog").close());
+  $("event-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    let body;
+    try { body = JSON.parse($("event-json").value); } catch (error) {
+      $("event-error").textContent = "not JSON: " + error.message; $("event-error").hidden = false; return;
+    }
+    try {
+      await call("/events", body);
+      $("event-dialog").close();
+    } catch (error) {
+      $("event-error").textContent = error.message; $("event-error").hidden = false;
+    }
+  });
+
+  // -- join code -----------------------------------------------------------------------------------
+  $("show-join").addEventListener("click", () => {
+    $("join-link").textContent = location.origin + $("join-link").getAttribute("href");
+    $("join-dialog").showModal();
+  });
+
+  const ctx = { isReferee, send, pick, say, openEvent, tableId, game, rerender: render, get state() { return state; } };
+  window.companion = ctx;
+  if (window.Camera) window.Camera.init(ctx, apiUrl, () => pin);
+
+  const newPin = sessionStorage.getItem("companion-new:" + tableId);
+  if (newPin) {
+    sessionStorage.removeItem("companion-new:" + tableId);
+    say("Your referee PIN is " + newPin + ". Note it: other phones need it to referee. Share the code " + tableId + " to let players watch.", "info");
+  }
+  buildPicker();
+  showReferee();
+  keepAwake();
+  refresh().then(connect, (error) => { say(error.message, "error"); scheduleResync(2000); });
+})();

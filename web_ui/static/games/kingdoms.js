@@ -1,0 +1,223 @@
+/* Kingdoms: the grid as the table has it, each castle's score with its explanation on tap, round and
+   total scores, castles left per player, and a chart of totals by round. Built from KingdomsEngine.view().
+   Cells are the engine's canvas cells [row, col]; explanations use the grid's own cells (grid_cell). */
+"use strict";
+(() => {
+  const SVG = "http://www.w3.org/2000/svg";
+  let selected = null; // canvas cell "r,c" whose explanation is open
+
+  function key(cell) { return cell[0] + "," + cell[1]; }
+
+  function windowOf(board, referee) {
+    const cells = board.cells.map((c) => c.cell);
+    if (referee) cells.push(...board.open_cells);
+    if (!board.cells.length) {
+      // Nothing placed yet: show a 5 × 6 patch around the canvas centre; the first card may go anywhere.
+      const mid = Math.ceil(board.canvas[0] / 2);
+      return { top: mid - 2, left: mid - 2, bottom: mid + 2, right: mid + 3 };
+    }
+    const rows = cells.map((c) => c[0]), cols = cells.map((c) => c[1]);
+    return { top: Math.min(...rows), left: Math.min(...cols), bottom: Math.max(...rows), right: Math.max(...cols) };
+  }
+
+  function castleScores(state, board) {
+    // scores.castles use grid cells; map them back to canvas cells through the board's origin.
+    const [top, left] = board.origin;
+    const byCell = {};
+    const castles = (state.scores && state.scores.castles) || [];
+    const texts = (state.explanations && state.explanations.castles) || [];
+    castles.forEach((c, i) => { byCell[key([c.cell[0] + top - 1, c.cell[1] + left - 1])] = { ...c, text: texts[i] || "" }; });
+    return byCell;
+  }
+
+  function tileNotes(state, board) {
+    const [top, left] = board.origin;
+    const notes = {};
+    for (const t of (state.explanations && state.explanations.tiles) || []) notes[key([t.cell[0] + top - 1, t.cell[1] + left - 1])] = t;
+    return notes;
+  }
+
+  function renderGrid(state, ctx, board) {
+    const referee = ctx.isReferee() && !state.finished;
+    const w = windowOf(board, referee);
+    const open = new Set(board.open_cells.map(key));
+    const occupied = {};
+    for (const c of board.cells) occupied[key(c.cell)] = c;
+    const scores = castleScores(state, board);
+    const colours = Screens.playerColours(state);
+    const grid = h("div.kgrid", { style: "grid-template-columns: repeat(" + (w.right - w.left + 1) + ", 1fr)" });
+    for (let r = w.top; r <= w.bottom; r++) {
+      for (let c = w.left; c <= w.right; c++) {
+        const k = key([r, c]);
+        const tile = occupied[k];
+        const castle = scores[k];
+        const canPlace = referee && (board.cells.length === 0 || open.has(k));
+        const cell = h("button.kcell", { type: "button", dataset: { cell: k }, title: "cell " + k,
+          onclick: () => tap(state, ctx, [r, c]) });
+        if (tile) {
+          cell.append(Cards.el(tile.face_down ? "BACK" : tile.code));
+          if (tile.piece && tile.piece.kind === "castle") {
+            cell.classList.add("castle");
+            if (colours[tile.piece.owner]) cell.style.setProperty("--pcolour", colours[tile.piece.owner]);
+          }
+          if (castle) cell.append(h("span.score" + (castle.total < 0 ? ".neg" : ""), String(castle.total)));
+        } else if (canPlace) {
+          cell.classList.add("empty");
+        } else {
+          cell.classList.add("void");
+          cell.disabled = !referee;
+          cell.style.visibility = board.cells.length ? "hidden" : "visible";
+        }
+        if (selected === k) cell.classList.add("selected");
+        grid.append(cell);
+      }
+    }
+    return grid;
+  }
+
+  async function tap(state, ctx, cell) {
+    const k = key(cell);
+    const tile = state.board.cells.find((c) => key(c.cell) === k);
+    if (!tile) {
+      if (!ctx.isReferee() || state.finished) return;
+      const card = await ctx.pick("Card placed at " + k);
+      if (card) ctx.send({ type: "place", cell, card });
+      return;
+    }
+    selected = selected === k ? null : k;
+    ctx.rerender();
+  }
+
+  function detail(state, ctx) {
+    if (!selected) return null;
+    const board = state.board;
+    const tile = board.cells.find((c) => key(c.cell) === selected);
+    if (!tile) { selected = null; return null; }
+    const castle = castleScores(state, board)[selected];
+    const note = tileNotes(state, board)[selected];
+    const cell = tile.cell;
+    const lines = castle ? castle.text.split("; ") : [note ? note.text : tile.code];
+    const panel = h("section.card-panel.detail", { dataset: { detail: selected } },
+      h("h2", Cards.el(tile.face_down ? "BACK" : tile.code), " at grid cell " + tile.grid_cell.join(",") + (castle ? ": " + castle.total + " points" : "")),
+      castle ? h("p", "row " + castle.row + " + column " + castle.column + " = " + (castle.row + castle.column) + ", × rank " + castle.rank) : null,
+      h("ul.explain", lines.map((line) => h("li", line))),
+      tile.placed_by ? h("p.hint", "placed by " + tile.placed_by + (tile.face_down && tile.card ? " · face down (" + tile.card + ")" : "")) : null);
+    if (ctx.isReferee() && !state.finished) {
+      panel.append(h("div.row.wrap",
+        h("button.secondary", { type: "button", onclick: async () => {
+          const card = await ctx.pick("Correct the card at " + selected, { allowClear: true });
+          if (card === "") ctx.send({ type: "remove", cell });
+          else if (card) ctx.send({ type: "replace", cell, card });
+        } }, "Correct card"),
+        h("button.secondary", { type: "button", onclick: () => ctx.send({ type: "remove", cell }) }, "Remove"),
+        !tile.face_down ? h("button.secondary", { type: "button", onclick: () => ctx.send({ type: "turn_down", cell }) }, "Turn face down") : null));
+    }
+    return panel;
+  }
+
+  function chart(state) {
+    const players = state.players || [];
+    const rounds = state.rounds || 3;
+    const width = 320, height = 160, pad = 28;
+    const series = players.map((p) => {
+      let sum = 0;
+      return [0, ...p.round_scores.map((s) => (sum += s))];
+    });
+    const values = series.flat();
+    const min = Math.min(0, ...values), max = Math.max(10, ...values);
+    const x = (i) => pad + (i * (width - 2 * pad)) / rounds;
+    const y = (v) => height - pad - ((v - min) * (height - 2 * pad)) / (max - min || 1);
+    const svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", "total score by round");
+    const add = (name, attrs, text) => {
+      const node = document.createElementNS(SVG, name);
+      for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+      if (text !== undefined) node.textContent = text;
+      svg.append(node);
+      return node;
+    };
+    add("line", { x1: pad, y1: y(0), x2: width - pad, y2: y(0), stroke: "#9ca3af" });
+    for (let i = 0; i <= rounds; i++) add("text", { x: x(i), y: height - 8, "font-size": 10, "text-anchor": "middle" }, i === 0 ? "start" : "R" + i);
+    add("text", { x: 4, y: y(max) + 4, "font-size": 10 }, String(max));
+    add("text", { x: 4, y: y(min) + 4, "font-size": 10 }, String(min));
+    const colours = Screens.playerColours(state);
+    const fallback = ["#dc2626", "#1f2937", "#2563eb", "#ca8a04"];
+    series.forEach((points, i) => {
+      const colour = colours[players[i].name] || fallback[i % fallback.length];
+      add("polyline", { points: points.map((v, j) => x(j) + "," + y(v)).join(" "), fill: "none", stroke: colour, "stroke-width": 3, class: "series", "data-player": players[i].name });
+      points.forEach((v, j) => add("circle", { cx: x(j), cy: y(v), r: 3.5, fill: colour }));
+      add("text", { x: x(points.length - 1) + 5, y: y(points[points.length - 1]) - 4, "font-size": 10, fill: colour }, players[i].name + " " + points[points.length - 1]);
+    });
+    return h("section.card-panel.chart", h("h2", "Totals by round"), svg);
+  }
+
+  function scoreTable(state) {
+    const rounds = state.rounds || 3;
+    const playing = !state.finished;
+    const provisional = (state.scores && state.scores.totals) || {};
+    const head = h("tr", h("th", "Player"), Array.from({ length: rounds }, (_, i) => h("th", "R" + (i + 1))), h("th", "Total"));
+    const rows = (state.players || []).map((p) => h("tr", { dataset: { player: p.name } }, h("td", p.name),
+      Array.from({ length: rounds }, (_, i) => {
+        if (i < p.round_scores.length) return h("td", String(p.round_scores[i]));
+        if (playing && i === state.round - 1) return h("td.muted", { title: "as the board stands now" }, "(" + (provisional[p.name] ?? 0) + ")");
+        return h("td.muted", "–");
+      }),
+      h("td", h("strong", String(p.total)))));
+    return h("table.scores", h("thead", head), h("tbody", rows));
+  }
+
+  function castleList(state, ctx) {
+    const castles = (state.scores && state.scores.castles) || [];
+    if (!castles.length) return null;
+    const board = state.board;
+    const [top, left] = board.origin;
+    return h("details.card-panel", { open: true }, h("summary", "Castle scores this round (tap for why)"),
+      h("table.scores", h("thead", h("tr", h("th", "Castle"), h("th", "Row"), h("th", "Col"), h("th", "×"), h("th", "Total"))),
+        h("tbody", castles.map((c) => {
+          const canvas = key([c.cell[0] + top - 1, c.cell[1] + left - 1]);
+          const tile = board.cells.find((t) => key(t.cell) === canvas);
+          return h("tr", { onclick: () => { selected = canvas; ctx.rerender(); }, dataset: { castle: canvas } },
+            h("td", tile ? Cards.el(tile.code) : "", " " + c.owner + " @" + c.cell.join(",")), h("td", String(c.row)), h("td", String(c.column)), h("td", String(c.rank)), h("td", h("strong", String(c.total))));
+        }))));
+  }
+
+  function supplies(state) {
+    const colours = Screens.playerColours(state);
+    return h("section.players", (state.players || []).map((p) => h("div.card-panel.player" + (p.name === state.to_act ? ".turn" : ""), { style: Screens.colourStyle(colours, p.name), dataset: { player: p.name } },
+      h("h3", p.name + " ", h("span.hint", p.suits.map((s) => Cards.SYMBOL[s]).join(" ")), p.name === state.to_act ? " ← to play" : ""),
+      h("div", "Castles left: ", ["1", "2", "3", "4"].map((rank) => h("span.supply", { title: "rank " + rank }, " r" + rank + "×" + (p.supply[rank] ?? 0)))),
+      h("div", "Total ", h("strong", String(p.total))))));
+  }
+
+  Games.kingdoms = {
+    render(state, ctx) {
+      const board = state.board;
+      const banner = state.finished
+        ? h("h2", "🏆 " + (state.winners || []).join(" and ") + (state.winners && state.winners.length > 1 ? " share the win" : " wins"))
+        : h("h2", "Round " + state.round + " of " + state.rounds + " · " + board.filled + "/30 cards · " + (state.to_act || "") + " to play");
+      const warnings = ((state.scores && state.scores.warnings) || []).map((w) => h("p.hint", w));
+      const refereeActions = ctx.isReferee() && !state.finished ? h("div.row.wrap",
+        board.full ? h("button", { type: "button", onclick: () => ctx.send({ type: "score_round" }) }, "Score the round") : null,
+        (state.players || []).filter((p) => p.name !== state.to_act).map((p) => h("button.small.secondary", { type: "button", onclick: () => ctx.send({ type: "set_turn", player: p.name }) }, p.name + "'s turn"))) : null;
+      return h("div",
+        h("section.card-panel", banner, h("p.hint", (board.orientation ? board.orientation + " grid · " : "") + "rules: " + (state.options && state.options.rules)), refereeActions),
+        renderGrid(state, ctx, board), detail(state, ctx), warnings,
+        h("section.card-panel", h("h2", "Scores"), scoreTable(state)),
+        castleList(state, ctx), supplies(state), chart(state), Screens.rulings(state));
+    },
+    templates(state) {
+      const first = state && state.board && state.board.cells[0];
+      const cell = first ? first.cell : [6, 6];
+      return [
+        { label: "place", event: { type: "place", cell, card: "5H" } },
+        { label: "replace", event: { type: "replace", cell, card: "5D" } },
+        { label: "remove", event: { type: "remove", cell } },
+        { label: "turn down", event: { type: "turn_down", cell } },
+        { label: "score round", event: { type: "score_round" } },
+        { label: "set turn", event: { type: "set_turn", player: state && state.players ? state.players[0].name : "" } },
+      ];
+    },
+  };
+})();

@@ -1,0 +1,39 @@
+/* Pieces every game screen uses: player colours, the rulings list, the engine's own log. */
+"use strict";
+const Screens = (() => {
+  function playerColours(state) {
+    return (state.session && state.session.colours) || {};
+  }
+
+  function colourStyle(colours, name) {
+    return colours[name] ? "--pcolour:" + colours[name] : null;
+  }
+
+  function rulings(state) {
+    const list = state.rulings || [];
+    const options = state.options || {};
+    return h("details.card-panel", h("summary", "Rules in force"),
+      Object.keys(options).length ? h("p.hint", Object.entries(options).map(([k, v]) => k + " = " + JSON.stringify(v)).join(" · ")) : null,
+      list.length ? h("ul", list.map((r) => h("li", typeof r === "string" ? r : [r.ruling || r.text || JSON.stringify(r), r.option ? h("span.hint", " (option " + r.option + " = " + JSON.stringify(r.value) + ")") : null]))) : null);
+  }
+
+  function engineLog(state, limit = 8) {
+    const log = state.log || [];
+    if (!log.length) return null;
+    return h("section.card-panel", h("h2", "What happened"), h("ol.log", { start: Math.max(1, log.length - limit + 1) }, log.slice(-limit).map((line) => h("li", typeof line === "string" ? line : JSON.stringify(line)))));
+  }
+
+  function progress(value, target, label) {
+    const pct = target ? Math.max(0, Math.min(100, (100 * value) / target)) : 0;
+    return h("div.progress", h("div.hint", label + ": " + value + " / " + target), h("div.bar", h("span", { style: "width:" + pct + "%" })));
+  }
+
+  /** Asks for a whole number; null when cancelled or not a number. */
+  function askNumber(question, current) {
+    const answer = prompt(question, current === undefined ? "" : String(current));
+    if (answer === null || answer.trim() === "" || !/^\d+$/.test(answer.trim())) return null;
+    return parseInt(answer.trim(), 10);
+  }
+
+  return { playerColours, colourStyle, rulings, engineLog, progress, askNumber };
+})();

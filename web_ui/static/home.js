@@ -1,0 +1,66 @@
+/* Start page: build the players list for the chosen game and create the table. */
+"use strict";
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const SUIT_CHOICES = {
+    kingdoms: [["H", "D"], ["S", "C"], ["H"], ["D"], ["S"], ["C"]],
+  };
+  const DEFAULT_PLAYERS = { kingdoms: 2, dungeon: 3, chosen: 3 };
+  const COLOURS = ["#dc2626", "#1f2937", "#2563eb", "#ca8a04", "#16a34a", "#9333ea", "#ea580c", "#0891b2"];
+
+  function row(index) {
+    const game = $("game").value;
+    const suits = SUIT_CHOICES[game];
+    const defaultSuits = game === "kingdoms" ? (index === 0 ? "HD" : index === 1 ? "SC" : "") : "";
+    const div = document.createElement("div");
+    div.className = "player-row";
+    div.innerHTML = `<input class="pname" placeholder="name" required maxlength="24">
+      <input class="pcolour" type="color">
+      ${suits ? `<select class="psuits" title="castle suits">${suits.map((s) => `<option value="${s.join("")}">${s.join(" ").replace(/H/g, "♥").replace(/D/g, "♦").replace(/S/g, "♠").replace(/C/g, "♣")}</option>`).join("")}</select>` : ""}
+      <button type="button" class="secondary small remove" title="remove">✕</button>`;
+    div.querySelector(".pname").value = ["Ann", "Bo", "Cy", "Di", "Ed", "Fay", "Gus", "Hal"][index] || "";
+    div.querySelector(".pcolour").value = COLOURS[index % COLOURS.length];
+    if (suits && defaultSuits) div.querySelector(".psuits").value = defaultSuits;
+    div.querySelector(".remove").addEventListener("click", () => div.remove());
+    return div;
+  }
+
+  function resetPlayers() {
+    const rows = $("player-rows");
+    rows.replaceChildren();
+    const count = DEFAULT_PLAYERS[$("game").value] || 2;
+    for (let i = 0; i < count; i++) rows.append(row(i));
+    if ($("game").value === "kingdoms" && count === 2) {
+      // 2 players: the red and the black kingdom.
+    }
+  }
+
+  $("game").addEventListener("change", resetPlayers);
+  $("add-player").addEventListener("click", () => $("player-rows").append(row($("player-rows").children.length)));
+  resetPlayers();
+
+  $("create-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const error = $("create-error");
+    error.hidden = true;
+    let options;
+    try { options = JSON.parse($("options").value || "{}"); } catch (e) {
+      error.textContent = "Rule options are not JSON: " + e.message; error.hidden = false; return;
+    }
+    const players = [...document.querySelectorAll(".player-row")].map((r) => {
+      const p = { name: r.querySelector(".pname").value.trim(), colour: r.querySelector(".pcolour").value };
+      const suits = r.querySelector(".psuits");
+      if (suits) p.suits = suits.value.split("");
+      return p;
+    });
+    const response = await fetch("/api/tables", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ game: $("game").value, players, options }),
+    });
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) { error.textContent = data.error || response.statusText; error.hidden = false; return; }
+    localStorage.setItem("companion-pin:" + data.id, data.pin);
+    sessionStorage.setItem("companion-new:" + data.id, data.pin);
+    location.href = new URL(data.join_url).pathname;
+  });
+})();
