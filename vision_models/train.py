@@ -1,0 +1,223 @@
+"""Train both recognition stages from a fixed seed and export them to ``vision_models/weights/``.
+
+One command does everything (artwork, data, detector, classifier, ONNX export, ``models.json``)::
+
+    .venv/bin/python -m vision_models.train --seed 0
+
+Needs the optional ``train`` extra (torch, ultralytics, onnxslim, cairosvg). Generated data, runs
+and checkpoints live under ``var/`` (git-ignored); everything is cached or resumed, so rerunning
+the same command continues where it stopped. The two stages train at the same time in two child
+processes, one CPU thread each, each limited by wall-clock hours (ultralytics ``time=``) so the
+whole run fits a known budget; ``--epochs-*`` replace the hour limits with fixed epoch counts.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VAR = ROOT / "var"
+RUNS = VAR / "runs"
+WEIGHTS = Path(__file__).resolve().parent / "weights"
+DETECTOR_TRAIN_IMGSZ, DETECTOR_RUN_IMGSZ, CLASSIFIER_IMGSZ = 416, 640, 64
+
+
+def offline_environment() -> None:
+    """No network, ever: ultralytics' settings, fonts and analytics stay local (see vision-facts.md)."""
+    config = VAR / "yolo_config"
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ["YOLO_CONFIG_DIR"] = str(config)
+    font_dir = config / "Ultralytics"
+    font_dir.mkdir(parents=True, exist_ok=True)
+    font = font_dir / "Arial.ttf"
+    if not font.exists():
+        import matplotlib
+
+        shutil.copy(Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf", font)
+
+
+def _run_dir(name: str) -> Path:
+    return RUNS / name
+
+
+def _finished(name: str) -> bool:
+    return (_run_dir(name) / "finished.json").exists()
+
+
+def _epochs_done(name: str) -> int:
+    results = _run_dir(name) / "results.csv"
+    if not results.exists():
+        return 0
+    with results.open() as handle:
+        return sum(1 for _ in csv.DictReader(handle))
+
+
+def train_stage(stage: str, args: argparse.Namespace) -> None:
+    """Train one stage in this process (called in a child process by ``main``)."""
+    offline_environment()
+    import torch
+    from ultralytics import YOLO
+
+    torch.set_num_threads(args.threads)
+    name = f"{stage}_{args.tag}"
+    run_dir = _run_dir(name)
+    if _finished(name):
+        print(f"[train] {name} already finished", flush=True)
+        return
+    last = run_dir / "weights" / "last.pt"
+    started = time.time()
+    if last.exists():
+        print(f"[train] resuming {name} from {last}", flush=True)
+        YOLO(str(last)).train(resume=True)
+    elif stage == "detector":
+        YOLO("yolo11n.yaml").train(
+            data=str(VAR / "data" / "detect" / "data.yaml"), imgsz=DETECTOR_TRAIN_IMGSZ, batch=16,
+            epochs=args.epochs_detector or 100, time=None if args.epochs_detector else args.detector_hours,
+            device="cpu", workers=0, plots=False, amp=False, seed=args.seed, deterministic=True,
+            optimizer="AdamW", lr0=0.002, warmup_epochs=0.3, cos_lr=False, patience=1000,
+            fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=0.5, close_mosaic=1, scale=0.35, translate=0.1,
+            cache="ram", project=str(RUNS), name=name, exist_ok=True, pretrained=False, verbose=True,
+        )
+    else:
+        YOLO("yolo11n-cls.yaml").train(
+            data=str(VAR / "data" / "classify"), imgsz=CLASSIFIER_IMGSZ, batch=64,
+            epochs=args.epochs_classifier or 100, time=None if args.epochs_classifier else args.classifier_hours,
+            device="cpu", workers=0, plots=False, amp=False, seed=args.seed, deterministic=True,
+            optimizer="AdamW", lr0=0.003, warmup_epochs=0.3, patience=1000,
+            fliplr=0.0, flipud=0.0, scale=0.1, erasing=0.0, auto_augment=None,
+            project=str(RUNS), name=name, exist_ok=True, pretrained=False, verbose=True,
+        )
+    (run_dir / "finished.json").write_text(json.dumps({"seconds": round(time.time() - started), "epochs": _epochs_done(name)}))
+
+
+def _children(args: argparse.Namespace, stages: list[str]) -> None:
+    """Train the stages side by side, one process (and one CPU thread) each."""
+    procs = []
+    logs = VAR / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    for stage in stages:
+        command = [sys.executable, "-m", "vision_models.train", *sys.argv[1:], "--only-stage", stage]
+        log = (logs / f"train_{stage}_{args.tag}.log").open("a")
+        print(f"[train] {stage}: {' '.join(command)} > {log.name}", flush=True)
+        procs.append((stage, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)))
+    for stage, proc in procs:
+        if proc.wait() != 0:
+            raise SystemExit(f"{stage} training failed (exit {proc.returncode}): see var/logs/train_{stage}_{args.tag}.log")
+
+
+def export(args: argparse.Namespace, wall_seconds: dict) -> dict:
+    offline_environment()
+    from ultralytics import YOLO
+
+    from vision_models.datasets import CLASSIFIER_CLASSES
+    from vision_models.synth import CROP_EXPAND, DETECTOR_CLASSES
+
+    WEIGHTS.mkdir(parents=True, exist_ok=True)
+    report: dict = {}
+    for stage, imgsz, target in (("detector", DETECTOR_RUN_IMGSZ, "detector.onnx"), ("classifier", CLASSIFIER_IMGSZ, "classifier.onnx")):
+        best = _run_dir(f"{stage}_{args.tag}") / "weights" / "best.pt"
+        onnx_path = Path(YOLO(str(best)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False, device="cpu"))
+        shutil.copy(onnx_path, WEIGHTS / target)
+        report[stage] = {"best_pt": str(best.relative_to(ROOT)), "epochs": _epochs_done(f"{stage}_{args.tag}")}
+    report["validation"] = validate(args)
+    models = {
+        "detector": {"file": "detector.onnx", "imgsz": DETECTOR_RUN_IMGSZ, "train_imgsz": DETECTOR_TRAIN_IMGSZ, "classes": list(DETECTOR_CLASSES)},
+        "classifier": {"file": "classifier.onnx", "imgsz": CLASSIFIER_IMGSZ, "classes": list(CLASSIFIER_CLASSES),
+                       "crop_expand": CROP_EXPAND, "normalize": "rgb/255"},
+        "training": {
+            "command": "python -m vision_models.train " + " ".join(sys.argv[1:]),
+            "seed": args.seed,
+            "epochs": {"detector": report["detector"]["epochs"], "classifier": report["classifier"]["epochs"]},
+            "cost": {**wall_seconds, "hardware": "2 shared CPU cores, one torch thread per stage, stages in parallel"},
+            "data": data_summary(),
+            "validation": report["validation"],
+        },
+    }
+    (WEIGHTS / "models.json").write_text(json.dumps(models, indent=2) + "\n")
+    return models
+
+
+def validate(args: argparse.Namespace) -> dict:
+    """The numbers ultralytics prints at validation, per domain (synthetic held-out decks, real val slice)."""
+    from ultralytics import YOLO
+
+    results: dict = {}
+    detector = _run_dir(f"detector_{args.tag}") / "weights" / "best.pt"
+    for domain in ("synthetic", "real"):
+        data = VAR / "data" / "detect" / f"data_val_{domain}.yaml"
+        metrics = YOLO(str(detector)).val(data=str(data), imgsz=DETECTOR_TRAIN_IMGSZ, batch=16, device="cpu", plots=False,
+                                          workers=0, project=str(RUNS), name=f"val_detector_{domain}_{args.tag}", exist_ok=True)
+        results[f"detector_{domain}_val"] = {k: round(float(v), 4) for k, v in metrics.results_dict.items()}
+    classifier = _run_dir(f"classifier_{args.tag}") / "weights" / "best.pt"
+    metrics = YOLO(str(classifier)).val(data=str(VAR / "data" / "classify"), imgsz=CLASSIFIER_IMGSZ, batch=64, device="cpu",
+                                        plots=False, workers=0, project=str(RUNS), name=f"val_classifier_{args.tag}", exist_ok=True)
+    results["classifier_val"] = {k: round(float(v), 4) for k, v in metrics.results_dict.items()}
+    return results
+
+
+def data_summary() -> dict:
+    detect, classify = VAR / "data" / "detect", VAR / "data" / "classify"
+    summary = {}
+    for split in ("train", "val"):
+        images = list((detect / split / "images").glob("*"))
+        summary[f"detector_{split}_images"] = {"synthetic": sum(p.name.startswith("scene_") for p in images),
+                                               "real": sum(p.name.startswith("real_") for p in images)}
+        crops = list((classify / split).glob("*/*.png"))
+        summary[f"classifier_{split}_crops"] = {"synthetic": sum(not p.name.startswith("real") for p in crops),
+                                                "real": sum(p.name.startswith("real") for p in crops)}
+    return summary
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--tag", default="main", help="run name suffix under var/runs/ (e.g. 'smoke')")
+    parser.add_argument("--scenes", type=int, default=1500, help="synthetic detector training scenes")
+    parser.add_argument("--val-scenes", type=int, default=200)
+    parser.add_argument("--crop-variants", type=int, default=8, help="synthetic crops per (deck, card, corner)")
+    parser.add_argument("--none-crops", type=int, default=4000)
+    parser.add_argument("--real-variants", type=int, default=2, help="crops per real training label")
+    parser.add_argument("--no-real", action="store_true", help="synthetic data only")
+    parser.add_argument("--detector-hours", type=float, default=1.2)
+    parser.add_argument("--classifier-hours", type=float, default=0.7)
+    parser.add_argument("--epochs-detector", type=int, default=0, help="fixed epochs instead of --detector-hours")
+    parser.add_argument("--epochs-classifier", type=int, default=0, help="fixed epochs instead of --classifier-hours")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads per stage")
+    parser.add_argument("--no-export", action="store_true")
+    parser.add_argument("--only-stage", choices=["detector", "classifier"], help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.only_stage:
+        train_stage(args.only_stage, args)
+        return
+
+    started = time.time()
+    from vision_models import artwork, datasets
+
+    artwork.install()
+    datasets.build_detect(args.seed, args.scenes, args.val_scenes, real=not args.no_real)
+    datasets.build_classify(args.seed, args.crop_variants, args.none_crops, args.real_variants, real=not args.no_real)
+    data_seconds = round(time.time() - started)
+    print(f"[train] data ready in {data_seconds} s", flush=True)
+    trained = time.time()
+    _children(args, [s for s in ("detector", "classifier") if not _finished(f"{s}_{args.tag}")])
+    cost = {"data_seconds": data_seconds, "train_wall_seconds": round(time.time() - trained)}
+    for stage in ("detector", "classifier"):
+        marker = _run_dir(f"{stage}_{args.tag}") / "finished.json"
+        if marker.exists():
+            cost[f"{stage}_seconds"] = json.loads(marker.read_text())["seconds"]
+    if not args.no_export:
+        models = export(args, cost)
+        print(json.dumps(models["training"], indent=2), flush=True)
+    print(f"[train] done in {round(time.time() - started)} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
