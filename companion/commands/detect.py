@@ -1,0 +1,71 @@
+"""``companion detect IMAGE...``: read the cards in photos with the exported recognition models."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from companion.cards import Card
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "detect", help="find and read the cards in images",
+        description="Find and read the cards in one or more images (corner-index detector + classifier).")
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="image files (JPEG, PNG, …)")
+    parser.add_argument("--json", action="store_true",
+                        help='one JSON object per image per line: {"image", "cards": [{"code", "confidence", "box"}], "ms"}')
+    parser.add_argument("--weights", metavar="PATH",
+                        help="folder with models.json and the ONNX files (default: vision_models/weights or $COMPANION_WEIGHTS)")
+    parser.add_argument("--conf", type=float, default=0.25, metavar="X",
+                        help="detector confidence threshold for index and back boxes (default 0.25)")
+    parser.add_argument("--backend", choices=("onnxruntime", "openvino"), default="onnxruntime",
+                        help="inference runtime (default onnxruntime; openvino if installed)")
+    parser.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
+    parser.add_argument("--save-annotated", metavar="DIR", help="also write each image with boxes and codes drawn into DIR")
+    parser.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    # Imported here so that `companion --help` never loads the inference runtimes.
+    from companion.vision import Detector, load_image
+    from companion.vision.annotate import draw_cards
+
+    if args.threads < 1:
+        raise ValueError(f"--threads must be at least 1, got {args.threads}")
+    detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf)
+    out_dir = Path(args.save_annotated) if args.save_annotated else None
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    failures = 0
+    for path in args.images:
+        try:
+            frame = load_image(path)
+        except ValueError as error:
+            # One bad file should not hide the results for the others; it still fails the run.
+            failures += 1
+            if args.json:
+                print(json.dumps({"image": path, "error": str(error)}), flush=True)
+            else:
+                print(f"{path}: error: {error}", flush=True)
+            continue
+        start = time.perf_counter()
+        reading = detector.read(frame)
+        elapsed_ms = (time.perf_counter() - start) * 1000
+        cards = reading.cards
+        if args.json:
+            print(json.dumps({"image": path, "cards": cards.to_json(), "ms": round(elapsed_ms, 1)}), flush=True)
+        else:
+            print(f"{path}: {len(cards)} card{'s' if len(cards) != 1 else ''} ({elapsed_ms:.0f} ms)")
+            for code, confidence, box in zip(cards.codes, cards.confidences, cards.boxes):
+                x1, y1, x2, y2 = (int(round(v)) for v in box)
+                print(f"  {code:<5} {Card.parse(code).pretty:<15} {confidence:.2f}  at ({x1}, {y1})–({x2}, {y2})")
+        if out_dir is not None:
+            import cv2
+
+            target = out_dir / (Path(path).stem + ".annotated.jpg")
+            if not cv2.imwrite(str(target), draw_cards(frame, cards, reading.indices)):
+                raise OSError(f"could not write {target}")
+    if failures:
+        raise ValueError(f"{failures} of {len(args.images)} images could not be read")
+    return 0

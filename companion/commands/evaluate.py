@@ -1,0 +1,67 @@
+"""``companion evaluate DIR``: score the recognition models card by card on labelled real photos."""
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "evaluate", help="score the card recogniser on a folder of labelled photos",
+        description="Score the recogniser card by card (precision, recall, F1, confusions) on a folder in the "
+                    "YOLO layout: images/, labels/, data.yaml. Rules: see companion/vision/evaluation.py.")
+    parser.add_argument("folder", metavar="DIR", help="labelled folder (e.g. /work/shared/datasets/cardcounterml)")
+    parser.add_argument("--weights", metavar="PATH", help="folder with models.json and the ONNX files")
+    parser.add_argument("--split", choices=("holdout", "all"), default="holdout",
+                        help="holdout: only the photos never used in training (vision_models/real_split.py); all: every photo")
+    parser.add_argument("--conf", type=float, default=0.25, metavar="X", help="detector confidence threshold (default 0.25)")
+    parser.add_argument("--backend", choices=("onnxruntime", "openvino"), default="onnxruntime")
+    parser.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
+    parser.add_argument("--limit", type=int, metavar="N", help="score only the first N photos of the split (a smoke run)")
+    parser.add_argument("--json", action="store_true", help="print the full result as one JSON object")
+    parser.add_argument("--out", metavar="REPORT.md", help="also write a Markdown report (e.g. vision_models/EVALUATION.md)")
+    parser.set_defaults(handler=run)
+
+
+def _models_note(detector) -> str:
+    manifest = detector.manifest
+    training = manifest.raw.get("training") or {}
+    summary = ", ".join(f"{k} {training[k]}" for k in ("epochs", "seed") if k in training)
+    return (f"`{manifest.directory}` (detector {manifest.detector.path.name} at imgsz {manifest.detector.imgsz}, "
+            f"classifier {manifest.classifier.path.name} at {manifest.classifier.imgsz}"
+            f"{'; ' + summary if summary else ''}), backend {detector.backend}, conf {detector.conf}")
+
+
+def run(args) -> int:
+    from companion.vision import Detector
+    from companion.vision.evaluation import evaluate_folder, markdown_report
+
+    if args.limit is not None and args.limit < 1:
+        raise ValueError(f"--limit must be at least 1, got {args.limit}")
+    if not Path(args.folder).is_dir():
+        raise ValueError(f"{args.folder}: no such folder")
+    detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf)
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty() or done == total or done % 50 == 0:
+            print(f"\r{done}/{total} photos", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+    summary = evaluate_folder(detector, args.folder, split=args.split, limit=args.limit, progress=progress)
+    if args.out:
+        command = "companion evaluate " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else "companion evaluate"
+        Path(args.out).write_text(markdown_report(summary, command, _models_note(detector)))
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        overall = summary["overall"]
+        print(f"{summary['images']} photos ({summary['split']}), {summary['truth_cards']} cards: "
+              f"precision {overall['precision']:.3f}  recall {overall['recall']:.3f}  F1 {overall['f1']:.3f}")
+        print(f"  {overall['tp']} right, {summary['confused']} read as another card, "
+              f"{summary['misses']} missed, {summary['false_positives']} false")
+        if summary["confusions"]:
+            print("  top confusions: " + ", ".join(f"{c['truth']}→{c['predicted']} ×{c['count']}" for c in summary["confusions"][:8]))
+        if args.out:
+            print(f"  report written to {args.out}")
+    return 0

@@ -1,0 +1,154 @@
+"""The two-stage recogniser: find corner indices and backs, read each index, group into cards.
+
+    detector = Detector.load()            # vision_models/weights, ONNX Runtime, 2 threads
+    cards = detector(frame_bgr)           # -> Detections, one entry per physical card
+    reading = detector.read(frame_bgr)    # the same plus every index box, for debugging / drawing
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.vision.decode import RawBoxes, decode_yolo
+from companion.vision.detections import Detections
+from companion.vision.frames import check_frame
+from companion.vision.grouping import ROTATIONS, IndexReading, group_cards
+from companion.vision.letterbox import Letterbox, to_model_input
+from companion.vision.models import DEFAULT_THREADS, Model, ModelsManifest, load_model
+
+INDEX_CLASS, BACK_CLASS = 0, 1
+NONE_CLASS = "NONE"
+_ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
+
+
+@dataclass(frozen=True)
+class FrameReading:
+    """Everything one frame gave: the cards, and the per-index readings they were built from."""
+
+    cards: Detections
+    indices: list[IndexReading] = field(default_factory=list)
+    backs: list[tuple[tuple[float, float, float, float], float]] = field(default_factory=list)
+
+
+def expand_box(box, fraction: float, frame_shape: tuple[int, int]) -> tuple[int, int, int, int]:
+    """Grow a box by ``fraction`` of its width/height on each side, clipped to the frame; integer pixels."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    dx, dy = (x2 - x1) * fraction, (y2 - y1) * fraction
+    height, width = frame_shape[:2]
+    left = int(min(max(0, np.floor(x1 - dx)), width - 1))
+    top = int(min(max(0, np.floor(y1 - dy)), height - 1))
+    right, bottom = int(min(width, np.ceil(x2 + dx))), int(min(height, np.ceil(y2 + dy)))
+    return left, top, max(right, left + 1), max(bottom, top + 1)
+
+
+def classifier_crop(frame: np.ndarray, box, size: int, expand: float) -> np.ndarray:
+    """The classifier's view of one index: expanded box, stretched to size×size (BGR uint8)."""
+    left, top, right, bottom = expand_box(box, expand, frame.shape)
+    crop = frame[top:bottom, left:right]
+    shrinking = crop.shape[0] > size or crop.shape[1] > size
+    return cv2.resize(crop, (size, size), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR)
+
+
+def rotations_of(crop: np.ndarray) -> list[np.ndarray]:
+    """The crop turned clockwise by 0, 90, 180 and 270° (in ``ROTATIONS`` order)."""
+    return [crop if turn == 0 else cv2.rotate(crop, _ROTATE[turn]) for turn in ROTATIONS]
+
+
+def crops_to_batch(crops: list[np.ndarray]) -> np.ndarray:
+    """BGR uint8 crops → N×3×H×W float32 RGB in 0…1 (ultralytics' classify preprocessing at size×size)."""
+    batch = np.ascontiguousarray(np.stack(crops)[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32)
+    batch /= 255
+    return batch
+
+
+def best_rotation(probabilities: np.ndarray, classes: tuple[str, ...]) -> tuple[str | None, float, int]:
+    """From 4×C probabilities (one row per rotation) pick the rotation whose best face class is most confident.
+
+    Returns (code or None when NONE outweighs the face class at that rotation, confidence, rotation).
+    """
+    none = classes.index(NONE_CLASS)
+    faces = probabilities.copy()
+    faces[:, none] = -1
+    best_class = faces.argmax(1)
+    best_prob = faces[np.arange(len(faces)), best_class]
+    winner = int(best_prob.argmax())
+    code = classes[int(best_class[winner])]
+    if probabilities[winner, none] >= best_prob[winner]:
+        return None, float(probabilities[winner, none]), ROTATIONS[winner]
+    return code, float(best_prob[winner]), ROTATIONS[winner]
+
+
+class Detector:
+    """Exported detector + classifier → :class:`Detections`. Thread-unsafe: one per thread."""
+
+    def __init__(self, manifest: ModelsManifest, detector: Model, classifier: Model,
+                 conf: float = 0.25, iou: float = 0.7, max_det: int = 300):
+        if not 0 <= conf < 1:
+            raise ValueError(f"conf must be in [0, 1), got {conf}")
+        if not 0 < iou <= 1:
+            raise ValueError(f"iou must be in (0, 1], got {iou}")
+        self.manifest = manifest
+        self.detector_model = detector
+        self.classifier_model = classifier
+        self.conf, self.iou, self.max_det = conf, iou, max_det
+        shape = detector.input_shape
+        if len(shape) != 4 or not all(isinstance(d, int) for d in shape[2:]):
+            raise ValueError(f"{manifest.detector.path}: expected a static N×3×H×W input, got {shape}")
+        self.input_shape = (int(shape[2]), int(shape[3]))
+        if self.input_shape != (manifest.detector.imgsz, manifest.detector.imgsz):
+            raise ValueError(f"{manifest.detector.path} takes {self.input_shape}, models.json says imgsz {manifest.detector.imgsz}")
+        self.crop_size = manifest.classifier.imgsz
+        cshape = classifier.input_shape
+        if tuple(int(d) for d in cshape[2:]) != (self.crop_size, self.crop_size):
+            raise ValueError(f"{manifest.classifier.path} takes {cshape}, models.json says imgsz {self.crop_size}")
+
+    @classmethod
+    def load(cls, weights_dir: str | os.PathLike | None = None, backend: str = "onnxruntime",
+             threads: int = DEFAULT_THREADS, conf: float = 0.25, iou: float = 0.7) -> "Detector":
+        manifest = ModelsManifest.load(weights_dir)
+        detector = load_model(manifest.detector.path, backend, threads)
+        classifier = load_model(manifest.classifier.path, backend, threads, allow_batching=True)
+        return cls(manifest, detector, classifier, conf=conf, iou=iou)
+
+    @property
+    def backend(self) -> str:
+        return self.detector_model.backend
+
+    def __call__(self, frame: np.ndarray) -> Detections:
+        return self.read(frame).cards
+
+    def detect_boxes(self, frame: np.ndarray) -> RawBoxes:
+        """Stage 1 only: index and back boxes in frame pixels (classes 0 = index, 1 = back)."""
+        frame = check_frame(frame)
+        letterbox = Letterbox.fit(frame.shape[:2], self.input_shape)
+        output = self.detector_model.run(to_model_input(letterbox.apply(frame)))
+        raw = decode_yolo(output, self.conf, self.iou, self.max_det)
+        return RawBoxes(letterbox.boxes_to_source(raw.boxes), raw.scores, raw.classes)
+
+    def classify_boxes(self, frame: np.ndarray, boxes: np.ndarray) -> list[tuple[str | None, float, int]]:
+        """Stage 2 only: read each index box at four rotations; (code or None, confidence, rotation) each."""
+        if len(boxes) == 0:
+            return []
+        expand = self.manifest.crop_expand
+        crops = [turned for box in boxes for turned in rotations_of(classifier_crop(frame, box, self.crop_size, expand))]
+        probabilities = self.classifier_model.run_many(crops_to_batch(crops)).reshape(len(boxes), len(ROTATIONS), -1)
+        classes = self.manifest.classifier.classes
+        return [best_rotation(p, classes) for p in probabilities]
+
+    def read(self, frame: np.ndarray) -> FrameReading:
+        frame = check_frame(frame)
+        raw = self.detect_boxes(frame)
+        # A box squeezed to nothing by clipping at the frame's edge holds nothing readable.
+        visible = (raw.boxes[:, 2] - raw.boxes[:, 0] >= 1) & (raw.boxes[:, 3] - raw.boxes[:, 1] >= 1)
+        index_mask = (raw.classes == INDEX_CLASS) & visible
+        index_boxes, index_scores = raw.boxes[index_mask], raw.scores[index_mask]
+        readings = [
+            IndexReading(tuple(float(v) for v in box), float(score), code, confidence, rotation)
+            for box, score, (code, confidence, rotation) in zip(index_boxes, index_scores, self.classify_boxes(frame, index_boxes))
+        ]
+        backs = [(tuple(float(v) for v in box), float(score))
+                 for box, score in zip(raw.boxes[(raw.classes == BACK_CLASS) & visible], raw.scores[(raw.classes == BACK_CLASS) & visible])]
+        return FrameReading(group_cards(readings, backs, frame.shape[:2]), readings, backs)

@@ -1,0 +1,47 @@
+"""Frames in: the one place that decides what counts as an image the eyes can read.
+
+Every entry point (the detector, the CLI, the evaluation) goes through here, so a bad
+input fails the same clear way everywhere and nothing downstream has to re-check.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+# Below this the letterboxed frame holds no readable corner index; above it cv2 refuses anyway.
+MIN_SIDE = 8
+
+
+def check_frame(frame: object) -> np.ndarray:
+    """Return ``frame`` if it is a usable BGR image (H×W×3 uint8), else raise a clear :class:`ValueError`."""
+    if not isinstance(frame, np.ndarray):
+        raise ValueError(f"a frame must be a numpy array (H×W×3 uint8, BGR), got {type(frame).__name__}")
+    if frame.dtype != np.uint8:
+        raise ValueError(f"a frame must have dtype uint8, got {frame.dtype}; scale floats with (frame * 255).astype(np.uint8)")
+    if frame.ndim != 3 or frame.shape[2] != 3:
+        raise ValueError(
+            f"a frame must be H×W×3 (BGR), got shape {frame.shape}; convert grey or BGRA images with cv2.cvtColor first")
+    if frame.shape[0] < MIN_SIDE or frame.shape[1] < MIN_SIDE:
+        raise ValueError(f"a frame must be at least {MIN_SIDE}×{MIN_SIDE} pixels, got {frame.shape[1]}×{frame.shape[0]}")
+    return frame
+
+
+def decode_image(data: bytes, name: str = "image") -> np.ndarray:
+    """Decode encoded image bytes (JPEG, PNG, …) to a BGR frame."""
+    if not data:
+        raise ValueError(f"{name}: empty file, not an image")
+    frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if frame is None:
+        raise ValueError(f"{name}: not a readable image (corrupt, truncated or not an image format OpenCV knows)")
+    return check_frame(frame)
+
+
+def load_image(path: str | os.PathLike) -> np.ndarray:
+    """Read an image file to a BGR frame; a missing, empty or corrupt file is a :class:`ValueError`."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such image file")
+    return decode_image(path.read_bytes(), str(path))

@@ -1,0 +1,247 @@
+"""Loading the two exported models (``models.json`` + ONNX files) behind a small backend interface.
+
+Two interchangeable backends read the same ``.onnx`` files: ONNX Runtime (the default, a runtime
+dependency) and OpenVINO (optional: ``pip install openvino``). Neither needs torch or ultralytics.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from companion.cards import CLASS_NAMES
+
+BACKENDS = ("onnxruntime", "openvino")
+DEFAULT_THREADS = 2
+WEIGHTS_ENV = "COMPANION_WEIGHTS"
+CLASSIFIER_CLASSES: tuple[str, ...] = CLASS_NAMES[:54] + ("NONE",)
+DETECTOR_CLASSES: tuple[str, ...] = ("index", "back")
+
+HOW_TO_GET_WEIGHTS = (
+    "the recognition models are built by the training recipe in vision_models/ "
+    "(they land in vision_models/weights/: models.json, detector.onnx, classifier.onnx); "
+    f"point --weights or ${WEIGHTS_ENV} at a folder holding them")
+
+
+class WeightsMissingError(ValueError):
+    """The model files are not where they were looked for."""
+
+
+def default_weights_dir() -> Path:
+    """``$COMPANION_WEIGHTS`` if set, else ``vision_models/weights`` next to the installed package."""
+    if os.environ.get(WEIGHTS_ENV):
+        return Path(os.environ[WEIGHTS_ENV])
+    spec = importlib.util.find_spec("vision_models")
+    if spec is not None and spec.submodule_search_locations:
+        return Path(list(spec.submodule_search_locations)[0]) / "weights"
+    return Path(__file__).resolve().parents[2] / "vision_models" / "weights"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    path: Path
+    imgsz: int
+    classes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ModelsManifest:
+    """What ``models.json`` says about the detector and the classifier."""
+
+    directory: Path
+    detector: ModelSpec
+    classifier: ModelSpec
+    crop_expand: float
+    raw: dict
+
+    @classmethod
+    def load(cls, weights_dir: str | os.PathLike | None = None) -> "ModelsManifest":
+        directory = Path(weights_dir) if weights_dir is not None else default_weights_dir()
+        manifest = directory / "models.json"
+        if not manifest.is_file():
+            raise WeightsMissingError(f"no models.json in {directory}: {HOW_TO_GET_WEIGHTS}")
+        try:
+            raw = json.loads(manifest.read_text())
+            det, clf = raw["detector"], raw["classifier"]
+            detector = ModelSpec(directory / det["file"], int(det.get("imgsz", 640)), tuple(det["classes"]))
+            classifier = ModelSpec(directory / clf["file"], int(clf.get("imgsz", 64)), tuple(clf["classes"]))
+            crop_expand = float(clf.get("crop_expand", 0.10))
+            normalize = clf.get("normalize", "rgb/255")
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"{manifest}: not a valid models manifest ({error})") from None
+        if detector.classes != DETECTOR_CLASSES:
+            raise ValueError(f"{manifest}: detector classes must be {list(DETECTOR_CLASSES)}, got {list(detector.classes)}")
+        if classifier.classes != CLASSIFIER_CLASSES:
+            raise ValueError(f"{manifest}: classifier classes must be the 54 face codes then NONE, got {list(classifier.classes)[:6]}…")
+        if normalize != "rgb/255":
+            raise ValueError(f"{manifest}: unsupported classifier normalisation {normalize!r} (only 'rgb/255')")
+        for spec in (detector, classifier):
+            if not spec.path.is_file():
+                raise WeightsMissingError(f"{spec.path} is missing: {HOW_TO_GET_WEIGHTS}")
+        return cls(directory, detector, classifier, crop_expand, raw)
+
+
+class Model:
+    """One loaded network: ``run(batch)`` maps an N×3×H×W float32 array to its first output."""
+
+    backend: str
+    input_shape: tuple  # as declared by the model; a non-integer batch entry means "any batch size"
+    batchable: bool     # whether run() takes more than one image at a time
+
+    def run(self, batch: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def run_many(self, batch: np.ndarray) -> np.ndarray:
+        """Run any number of images, in one call when the model allows it."""
+        if len(batch) == 0:
+            return np.zeros((0,), np.float32)
+        if self.batchable:
+            return self.run(batch)
+        return np.concatenate([self.run(batch[i:i + 1]) for i in range(len(batch))])
+
+
+def _batchable_onnx(path: Path) -> bytes | None:
+    """The ONNX graph with a free batch dimension, or None when that cannot be done here.
+
+    ultralytics exports static shapes, batch 1, and writes that batch into a few Reshape
+    constants (the attention block). A Reshape size of 0 means "copy this dimension from the
+    input", so turning a leading 1 into 0 makes the graph batch-agnostic without changing any
+    number it computes. Classifying all crops × rotations in one call is several times faster
+    than one call per crop. Needs the ``onnx`` package; without it we simply loop.
+    """
+    try:
+        import onnx
+        from onnx import numpy_helper
+    except ImportError:
+        return None
+    model = onnx.load(str(path))
+    for value in list(model.graph.input) + list(model.graph.output):
+        dims = value.type.tensor_type.shape.dim
+        if not dims or dims[0].dim_value != 1:
+            return None
+        dims[0].dim_param = "batch"
+    del model.graph.value_info[:]
+    initializers = {init.name: init for init in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type != "Reshape":
+            continue
+        shape = initializers.get(node.input[1])
+        if shape is None:
+            return None  # a computed shape we cannot reason about
+        values = numpy_helper.to_array(shape).copy()
+        if values.size and values[0] == 1:
+            values[0] = 0
+            shape.CopyFrom(numpy_helper.from_array(values, shape.name))
+    return model.SerializeToString()
+
+
+class OnnxRuntimeModel(Model):
+    backend = "onnxruntime"
+
+    def __init__(self, path: Path, threads: int = DEFAULT_THREADS, allow_batching: bool = False):
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        source = _batchable_onnx(path) if allow_batching else None
+        self.batchable = source is not None
+        self._session = ort.InferenceSession(source if source is not None else str(path), options,
+                                             providers=["CPUExecutionProvider"])
+        declared = self._session.get_inputs()[0]
+        self._input_name = declared.name
+        self.input_shape = tuple(declared.shape)
+        if self.batchable and not _batching_agrees(self, ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])):
+            self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            self.batchable = False
+            self.input_shape = tuple(self._session.get_inputs()[0].shape)
+
+    def run(self, batch: np.ndarray) -> np.ndarray:
+        return self._session.run(None, {self._input_name: batch})[0]
+
+
+def _batching_agrees(model: OnnxRuntimeModel, reference) -> bool:
+    """Check once that the batch-free graph gives the reference graph's numbers."""
+    shape = [2] + [int(d) for d in model.input_shape[1:]]
+    probe = np.random.default_rng(0).random(shape, dtype=np.float32)
+    name = reference.get_inputs()[0].name
+    expected = np.concatenate([reference.run(None, {name: probe[i:i + 1]})[0] for i in range(2)])
+    try:
+        got = model.run(probe)
+    except Exception:  # noqa: BLE001 - any failure means: do not batch
+        return False
+    return got.shape == expected.shape and bool(np.allclose(got, expected, atol=1e-5))
+
+
+class OpenVinoModel(Model):
+    backend = "openvino"
+
+    def __init__(self, path: Path, threads: int = DEFAULT_THREADS, allow_batching: bool = False):
+        try:
+            import openvino as ov
+        except ImportError:
+            raise ValueError("the openvino backend needs the openvino package: pip install openvino") from None
+        core = ov.Core()
+        config = {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY"}
+        self.batchable = False
+        model = core.read_model(str(path))
+        self.input_shape = tuple(int(d) for d in model.inputs[0].get_shape())
+        compiled = None
+        if allow_batching:
+            source = _batchable_onnx(path)
+            if source is not None:
+                try:
+                    dynamic = core.read_model(source, b"")
+                    compiled = core.compile_model(dynamic, "CPU", config)
+                    self.batchable = True
+                except Exception:  # noqa: BLE001 - fall back to one image per call
+                    compiled = None
+        if compiled is None:
+            compiled = core.compile_model(model, "CPU", config)
+        self._compiled = compiled
+        self._request = compiled.create_infer_request()
+        if self.batchable and not self._agrees_with(core.compile_model(model, "CPU", config)):
+            self._compiled = core.compile_model(model, "CPU", config)
+            self._request = self._compiled.create_infer_request()
+            self.batchable = False
+
+    def _agrees_with(self, reference) -> bool:
+        shape = [2] + list(self.input_shape[1:])
+        probe = np.random.default_rng(0).random(shape, dtype=np.float32)
+        request = reference.create_infer_request()
+        expected = np.concatenate([np.array(request.infer({0: probe[i:i + 1]})[0]) for i in range(2)])
+        try:
+            got = self.run(probe)
+        except Exception:  # noqa: BLE001
+            return False
+        return got.shape == expected.shape and bool(np.allclose(got, expected, atol=1e-4))
+
+    def run(self, batch: np.ndarray) -> np.ndarray:
+        return np.array(self._request.infer({0: batch})[0])
+
+
+def available_backends() -> list[str]:
+    found = ["onnxruntime"]
+    if importlib.util.find_spec("openvino") is not None:
+        found.append("openvino")
+    return found
+
+
+def load_model(path: Path, backend: str = "onnxruntime", threads: int = DEFAULT_THREADS,
+               allow_batching: bool = False) -> Model:
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+    if not Path(path).is_file():
+        raise WeightsMissingError(f"{path} is missing: {HOW_TO_GET_WEIGHTS}")
+    cls = OnnxRuntimeModel if backend == "onnxruntime" else OpenVinoModel
+    try:
+        return cls(Path(path), threads, allow_batching)
+    except (WeightsMissingError, ValueError):
+        raise
+    except Exception as error:  # the runtimes raise their own types for unreadable files
+        raise ValueError(f"{path}: cannot load this model with {backend} ({error})") from None
