@@ -1,0 +1,103 @@
+"""The immutable state value of Guilds and Dungeon and the deep freeze/thaw used to build the next one.
+
+``apply`` thaws a state into plain dicts and lists, changes that private copy, and freezes the result:
+the given state is never touched, so an illegal event can raise at any point and leave it unchanged.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, Iterator
+
+
+class FrozenMap(Mapping):
+    """A hashable, immutable mapping (the frozen form of a dict inside the state)."""
+
+    __slots__ = ("_data", "_hash")
+
+    def __init__(self, data: Mapping = ()) -> None:
+        object.__setattr__(self, "_data", dict(data))
+        object.__setattr__(self, "_hash", None)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash(frozenset(self._data.items())))
+        return self._hash
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("FrozenMap is immutable")
+
+    def __repr__(self) -> str:
+        return f"FrozenMap({self._data!r})"
+
+
+def freeze(value: Any) -> Any:
+    kind = type(value)
+    if kind is dict or isinstance(value, Mapping) and kind is not FrozenMap:
+        return FrozenMap({key: item if type(item) in _PLAIN else freeze(item) for key, item in value.items()})
+    if kind is list or kind is tuple:
+        return tuple(item if type(item) in _PLAIN else freeze(item) for item in value)
+    if kind is set:
+        return frozenset(value)
+    return value
+
+
+_PLAIN = (str, int, bool, type(None))
+
+
+def thaw(value: Any) -> Any:
+    kind = type(value)
+    if kind is FrozenMap:
+        return {key: item if type(item) in _PLAIN else thaw(item) for key, item in value._data.items()}
+    if kind is tuple:
+        return [item if type(item) in _PLAIN else thaw(item) for item in value]
+    if kind is frozenset:
+        return set(value)
+    return value
+
+
+@dataclass(frozen=True)
+class DungeonState:
+    """Everything the referee knows. Hands are ``count`` + the cards known to be in them."""
+
+    setup: FrozenMap            # the setup the game was created from (players, options, seed, deal)
+    options: FrozenMap          # every option with its value
+    phase: str                  # guilds, redeal_four, reveal, friend, prize, fight, trap, over
+    turn: int                   # the player who reveals next (or revealed the current encounter)
+    players: tuple              # FrozenMap per seat: name, guild, hand_count, known, rest, treasures, trophies, out
+    dungeon: tuple | None       # the dungeon top first when its order is known (seeded or dealt), else None
+    dungeon_count: int
+    unseen: frozenset           # cards whose place the referee does not know (hidden dungeon, hands, face down)
+    marker: str | None          # the doubling marker laid left of the dungeon pile
+    encounter: FrozenMap | None
+    exile: tuple
+    encounters: int             # encounters finished
+    guild_round: FrozenMap      # guild choice bookkeeping (who redealt the 4 cards)
+    result: FrozenMap | None
+    log: tuple
+
+    def thawed(self) -> dict:
+        work = {f.name: getattr(self, f.name) for f in fields(self)}
+        for name in ("players", "dungeon", "unseen", "encounter", "exile", "guild_round"):
+            work[name] = thaw(work[name])
+        work["new_log"] = []
+        return work
+
+    @classmethod
+    def frozen(cls, work: dict) -> "DungeonState":
+        values = {}
+        for f in fields(cls):
+            if f.name == "log":
+                values["log"] = work["log"] + tuple(work["new_log"])
+            else:
+                values[f.name] = freeze(work[f.name])
+        return cls(**values)
