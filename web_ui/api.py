@@ -227,5 +227,5 @@ def stream(table_id: str):
             if not table.wait_for_change(last, timeout=min(keepalive, max(deadline - time.monotonic(), 0))):
                 yield ": keep-alive\n\n"
 
-    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     return Response(stream_with_context(generate()), mimetype="text/event-stream", headers=headers)

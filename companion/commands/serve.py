@@ -1,0 +1,95 @@
+"""``companion serve``: the phone referee over HTTP (waitress) or HTTPS (a self-signed certificate)."""
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import pathlib
+import shutil
+import socket
+import subprocess
+
+from companion.cli import CommandError
+
+# Each open phone holds one server-sent-events stream, i.e. one server thread, while it watches.
+SERVER_THREADS = 64
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("serve", help="serve the phone referee web app",
+                                   description="Serve the phone referee: players open the page on their phones. "
+                                               "Binds to this machine only unless --host 0.0.0.0 (see docs/web.md).")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for the local network)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--data", default="companion-data", help="data directory: the tables' SQLite journal and the certificate")
+    parser.add_argument("--camera", default=None, metavar="SRC", help="camera for the table pipeline: a device index, video file or URL")
+    parser.add_argument("--https", action="store_true", help="serve HTTPS with a self-signed certificate (phones need it to use their camera)")
+    parser.add_argument("--threads", type=int, default=SERVER_THREADS, help=argparse.SUPPRESS)
+    parser.set_defaults(handler=serve)
+
+
+def lan_address() -> str:
+    """This machine's address on the local network (the route to a private address; nothing is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))
+            return probe.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"
+
+
+def public_url(host: str, port: int, https: bool) -> str:
+    shown = lan_address() if host in ("0.0.0.0", "::", "") else host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"{'https' if https else 'http'}://{shown}:{port}/"
+
+
+def ensure_certificate(directory: pathlib.Path, address: str) -> tuple[pathlib.Path, pathlib.Path]:
+    """A self-signed certificate for this machine, made once with the openssl command and kept."""
+    directory.mkdir(parents=True, exist_ok=True)
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    if cert.exists() and key.exists():
+        return cert, key
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        raise CommandError("--https needs the openssl command to make a certificate (apt install openssl)")
+    names = ["DNS:localhost", "IP:127.0.0.1"]
+    try:
+        ipaddress.ip_address(address)
+        names.append(f"IP:{address}")
+    except ValueError:
+        names.append(f"DNS:{address}")
+    result = subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256", "-days", "825",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=Card Companion", "-addext",
+         "subjectAltName=" + ",".join(dict.fromkeys(names))],
+        capture_output=True, text=True)
+    if result.returncode != 0:
+        raise CommandError(f"openssl could not make a certificate: {result.stderr.strip()[:300]}")
+    key.chmod(0o600)
+    return cert, key
+
+
+def serve(args) -> int:
+    from web_ui import create_app
+
+    if not 0 < args.port < 65536:
+        raise CommandError(f"--port must be 1-65535, got {args.port}")
+    data = pathlib.Path(args.data)
+    url = public_url(args.host, args.port, args.https)
+    app = create_app({"DATA_DIR": str(data), "PUBLIC_URL": url, "CAMERA_SOURCE": args.camera})
+    print(f"Card Companion: {len(app.extensions['registry'].list())} table(s) in {data.resolve()}")
+    print(f"Open {url} on the phones" + ("" if args.host not in ("127.0.0.1", "localhost", "::1")
+                                         else " (this machine only: --host 0.0.0.0 opens it to the local network)"))
+    if args.https:
+        from werkzeug.serving import run_simple
+
+        cert, key = ensure_certificate(data / "tls", url.split("//", 1)[1].rsplit(":", 1)[0].strip("[]"))
+        print(f"HTTPS with the self-signed certificate {cert}: each phone accepts it once")
+        run_simple(args.host, args.port, app, threaded=True, ssl_context=(str(cert), str(key)))
+    else:
+        import waitress
+
+        waitress.serve(app, host=args.host, port=args.port, threads=args.threads, ident="card-companion",
+                       channel_timeout=120, connection_limit=max(100, args.threads * 2))
+    return 0

@@ -1,0 +1,145 @@
+"""The app behind a real WSGI server (waitress, as ``companion serve`` runs it): live changes reach a
+watching phone within a second, and a dropped connection resumes with Last-Event-ID exactly once."""
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import socket
+import threading
+import time
+
+import pytest
+import waitress.server
+import waitress.wasyncore
+
+from web_ui import create_app
+
+
+@contextlib.contextmanager
+def running_server(data_dir, **config):
+    """The app served by waitress on 127.0.0.1 and a free port, in a thread; yields the base URL."""
+    settings = {"DATA_DIR": str(data_dir), "SSE_KEEPALIVE_SECONDS": 0.5, "SSE_MAX_SECONDS": 30.0}
+    settings.update(config)
+    app = create_app(settings)
+    server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=16)
+    stop = threading.Event()
+
+    def loop():  # server.run() without its endless loop, so the test can stop it cleanly
+        while not stop.is_set():
+            waitress.wasyncore.loop(timeout=0.05, map=server._map, count=1)
+        server.task_dispatcher.shutdown(timeout=2)
+        server.close()
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}", app
+    finally:
+        stop.set()
+        thread.join(5)
+        app.extensions["registry"].close()
+
+
+def request(base, method, path, body=None, headers=None):
+    host = base.split("//")[1]
+    connection = http.client.HTTPConnection(host, timeout=10)
+    payload = None if body is None else json.dumps(body)
+    all_headers = {"Content-Type": "application/json", **(headers or {})}
+    connection.request(method, path, body=payload, headers=all_headers)
+    response = connection.getresponse()
+    data = response.read()
+    connection.close()
+    return response.status, json.loads(data) if data else None
+
+
+class StreamReader:
+    """Reads server-sent events from a live connection in a background thread."""
+
+    def __init__(self, base, path, headers=None):
+        self.connection = http.client.HTTPConnection(base.split("//")[1], timeout=10)
+        self.connection.connect()
+        self.socket = self.connection.sock  # the response takes it over; kept to cut the line like a sleeping phone
+        self.connection.request("GET", path, headers=headers or {})
+        self.response = self.connection.getresponse()
+        assert self.response.status == 200
+        self.events: list[dict] = []
+        self.arrived: list[float] = []
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        fields = {}
+        try:
+            for raw in self.response:
+                line = raw.decode().rstrip("\n")
+                if not line:
+                    if "data" in fields:
+                        self.events.append({"id": int(fields["id"]), "event": fields["event"], "data": json.loads(fields["data"])})
+                        self.arrived.append(time.monotonic())
+                    fields = {}
+                elif not line.startswith(":"):
+                    key, _, value = line.partition(": ")
+                    fields[key] = value
+        except (OSError, ValueError, http.client.HTTPException):
+            pass  # closed by the test
+
+    def wait_for(self, count, timeout=5.0):
+        deadline = time.monotonic() + timeout
+        while len(self.events) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.events
+
+    def close(self):
+        with contextlib.suppress(OSError):
+            self.socket.shutdown(socket.SHUT_RDWR)
+        self.socket.close()
+        self.thread.join(5)
+
+
+KINGDOMS = {"game": "kingdoms", "players": [{"name": "Ann", "suits": ["H", "D"]}, {"name": "Bo", "suits": ["S", "C"]}]}
+
+
+def test_a_watching_phone_sees_each_change_within_a_second(tmp_path):
+    with running_server(tmp_path) as (base, _):
+        status, table = request(base, "POST", "/api/tables", KINGDOMS)
+        assert status == 201
+        watcher = StreamReader(base, f"/api/tables/{table['id']}/stream")
+        assert watcher.wait_for(1)[0]["event"] == "snapshot"
+        delays = []
+        for index, card in enumerate(["10H", "5D", "KS"]):
+            sent = time.monotonic()
+            status, _ = request(base, "POST", f"/api/tables/{table['id']}/events",
+                                {"type": "place", "cell": [6, 6 + index], "card": card}, {"X-Referee-Pin": table["pin"]})
+            assert status == 201
+            watcher.wait_for(index + 2)
+            delays.append(watcher.arrived[index + 1] - sent)
+        watcher.close()
+        assert [e["id"] for e in watcher.events] == [0, 1, 2, 3]
+        assert watcher.events[-1]["data"]["state"]["board"]["rows"] == [["10H", "5D", "KS"]]
+        assert max(delays) < 1.0, delays
+
+
+def test_a_dropped_stream_resumes_without_loss_or_doubling(tmp_path):
+    with running_server(tmp_path) as (base, _):
+        _, table = request(base, "POST", "/api/tables", KINGDOMS)
+        pin = {"X-Referee-Pin": table["pin"]}
+        path = f"/api/tables/{table['id']}"
+        first = StreamReader(base, path + "/stream")
+        request(base, "POST", path + "/events", {"type": "place", "cell": [6, 6], "card": "10H"}, pin)
+        seen = first.wait_for(2)
+        first.close()  # the phone sleeps
+        request(base, "POST", path + "/events", {"type": "place", "cell": [6, 7], "card": "5D"}, pin)
+        request(base, "POST", path + "/undo", {}, pin)
+        request(base, "POST", path + "/redo", {}, pin)
+        second = StreamReader(base, path + "/stream", {"Last-Event-ID": str(seen[-1]["id"])})
+        resumed = second.wait_for(3)
+        request(base, "POST", path + "/events", {"type": "place", "cell": [6, 8], "card": "KS"}, pin)
+        resumed = second.wait_for(4)
+        second.close()
+        ids = [e["id"] for e in seen + resumed]
+        assert ids == [0, 1, 2, 3, 4, 5]
+        assert [e["data"]["kind"] for e in resumed] == ["event", "undo", "redo", "event"]
+        assert resumed[-1]["data"]["state"]["board"]["rows"] == [["10H", "5D", "KS"]]
+        _, state = request(base, "GET", path)
+        assert state["session"]["seq"] == 5
