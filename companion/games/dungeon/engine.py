@@ -52,6 +52,14 @@ class _Game:
     def say(self, text: str) -> None:
         self.w["new_log"].append(text)
 
+    def record(self, **fields: Any) -> None:
+        """The verdict of the encounter now ending, for the history the table and the simulator read."""
+        enc = self.enc
+        entry = {"encounter": self.w["encounters"] + 1, "revealer": enc["revealer"], "card": enc["card"],
+                 "kind": enc["kind"], "winner": None}
+        entry.update(fields)
+        self.w["new_history"].append(entry)
+
     def name(self, p: int) -> str:
         return self.players[p]["name"]
 
@@ -640,6 +648,8 @@ def _trap_draw(g: _Game, e: Mapping) -> None:
         g.to_exile(trap["card"])
         g.enc["trap"] = None
         g.say(f"The trap {pretty(trap['card'])} is resolved and exiled.")
+        if not trap["from_friend"]:
+            g.record(outcome="trap resolved")
         if trap["from_friend"]:
             _after_friend(g)
         else:
@@ -892,6 +902,7 @@ def _thief_swap(g: _Game, e: Mapping) -> None:
     else:
         g.to_exile(card)
         where = "is exiled"
+    g.record(winner=p, how="thief_swap", outcome=f"{g.name(p)} swapped {card} for the scroll")
     g.say(f"{g.name(p)} (Thieves) swaps {pretty(card)} for the scroll {pretty(scroll)}, which goes to hand; "
           f"{pretty(card)} {where}.")
     _end_encounter(g)
@@ -913,6 +924,7 @@ def _assign(g: _Game, e: Mapping) -> None:
         raise IllegalEvent("the negotiation is over: the contest has started")
     p = g.active_player(e)
     g.say(f"Agreed: {_award_prize(g, p, enc['card'])}.")
+    g.record(winner=p, how="agreement", outcome=f"{g.name(p)} takes it by agreement")
     enc["card_gone"] = True
     _end_encounter(g)
 
@@ -950,6 +962,7 @@ def _resolve_contest(g: _Game) -> None:
         for q in order:
             if g.players[q]["guild"] == "C" and any(
                     kind(c) == MERCENARY and suit(c) == "C" and level(c) == level(prize) for c in _committed(g, q)):
+                g.record(winner=q, how="thief_grab", outcome=f"{g.name(q)}'s Thieves take it")
                 g.say(f"Thieves: {g.name(q)}'s yellow mercenary matches the treasure's level {level(prize)}: "
                       f"{_award_prize(g, q, prize)}.")
                 enc["card_gone"] = True
@@ -959,6 +972,7 @@ def _resolve_contest(g: _Game) -> None:
         g.to_exile(prize)
         enc["card_gone"] = True
         g.say(f"Nobody is left in the contest: {pretty(prize)} is exiled.")
+        g.record(how="nobody_left", outcome="exiled: nobody left in the contest")
         _end_encounter(g)
         return
     powers = {}
@@ -988,6 +1002,8 @@ def _resolve_contest(g: _Game) -> None:
               "mercenary (commit) or drops out (pass).")
         return
     enc["card_gone"] = True
+    g.record(winner=winner, how="contest", powers={str(q): powers[q] for q in order},
+             outcome=f"{g.name(winner)} wins the contest{how}")
     g.say(f"Contest: {summary}. {g.name(winner)} wins{how}: {_award_prize(g, winner, prize)}.")
     _end_encounter(g)
 
@@ -1029,8 +1045,14 @@ def _resolve_fight(g: _Game) -> None:
     others = [card for _, card in enemies if card not in markers]
     verdict = f"Verdict: players {total} vs enemy {enemy} ({text}): "
     switched = [c for c in enc["commits"] if c["side"] == "enemy"]
+    winner, how = _top_contributor(g, contributions) if won else (None, "")
+    g.record(winner=winner, enemy_power=enemy, enemy_power_text=text, players_total=total, won=won,
+             multiplier=enc["multiplier"], marker=enc["multiplied_by"], friends=list(enc["friends"]),
+             extra_prizes=list(enc["extra_prizes"]), contributions={str(q): v for q, v in contributions.items()},
+             switched=[c["card"] for c in switched],
+             outcome=("players win" + (f"; {g.name(winner)} contributed most" if winner is not None else ""))
+             if won else "enemy wins")
     if won:
-        winner, how = _top_contributor(g, contributions)
         gains = []
         if others:
             g.players[winner]["trophies"].extend(others)
@@ -1148,7 +1170,7 @@ class DungeonEngine:
             "setup": thaw(freeze(dict(setup))), "options": options_dict(options), "phase": "guilds", "turn": 0,
             "players": players, "dungeon": list(dungeon) if dungeon is not None else None,
             "dungeon_count": len(PLAY_DECK) - n * size, "unseen": unseen, "marker": None, "encounter": None,
-            "exile": [], "encounters": 0, "guild_round": {"redealt": []}, "result": None, "log": (),
+            "exile": [], "encounters": 0, "guild_round": {"redealt": []}, "result": None, "log": (), "history": (), "new_history": [],
             "new_log": [f"New game for {', '.join(names)}: {size} cards each, {len(PLAY_DECK) - n * size} in the "
                         "dungeon. Each player joins the guild of the suit they hold most of."],
         }

@@ -83,6 +83,7 @@ class DungeonState:
     encounters: int             # encounters finished
     guild_round: FrozenMap      # guild choice bookkeeping (who redealt the 4 cards)
     result: FrozenMap | None
+    history: tuple              # one FrozenMap per finished encounter: what was revealed and the verdict
     log: tuple
 
     def thawed(self) -> dict:
@@ -90,14 +91,15 @@ class DungeonState:
         for name in ("players", "dungeon", "unseen", "encounter", "exile", "guild_round"):
             work[name] = thaw(work[name])
         work["new_log"] = []
+        work["new_history"] = []
         return work
 
     @classmethod
     def frozen(cls, work: dict) -> "DungeonState":
         values = {}
         for f in fields(cls):
-            if f.name == "log":
-                values["log"] = work["log"] + tuple(work["new_log"])
+            if f.name in ("log", "history"):  # append-only: never thawed
+                values[f.name] = work[f.name] + freeze(work["new_" + f.name])
             else:
                 values[f.name] = freeze(work[f.name])
         return cls(**values)

@@ -84,5 +84,6 @@ def view(state: DungeonState) -> dict:
                                                      "reason": state.result["reason"], "text": state.result["text"]},
         "options": options,
         "rulings": rulings,
+        "history": [thaw(entry) for entry in state.history],
         "log": list(state.log),
     }
