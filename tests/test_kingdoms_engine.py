@@ -77,6 +77,12 @@ def test_two_player_game_with_the_golden_round_supplies_and_a_reused_king():
     assert first["rows"] == GOLDEN["board_as_the_camera_sees_it"]
     assert view["supplies"] == {"red": {"1": 4, "2": 1, "3": 0, "4": 1}, "black": {"1": 4, "2": 1, "3": 1, "4": 0}}
     assert view["board"]["cells"] == [] and view["to_act"] == "black"
+    # Until the next round's first card, the view shows the round just scored.
+    assert view["scores"] == {"totals": {"red": 53, "black": 50}, "castles": first["castles"], "warnings": []}
+    assert view["scores_of"] == {"round": 1, "final": True}
+    assert view["explanations"] == first["explanations"]
+    next_round = ENGINE.view(place(state, (6, 6), "AH"))
+    assert next_round["scores_of"] == {"round": 2, "final": False} and next_round["scores"]["castles"] == []
 
     for king in ("KS", "KC"):       # black's rank-4 castle scored in round 1 and left the game
         with pytest.raises(IllegalEvent, match="no rank-4 castle left"):

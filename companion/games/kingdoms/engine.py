@@ -304,7 +304,13 @@ class KingdomsEngine:
         box = bounding_box(tiles)
         height, width = extent(tiles)
         top, left = (box[0], box[1]) if box else (1, 1)
-        current = self.score_board(state)
+        # Between rounds the grid is empty: show the round just scored until the next card lands.
+        if not tiles and state.results:
+            current = state.results[-1].score
+            scores_of = {"round": state.results[-1].number, "final": True}
+        else:
+            current = self.score_board(state)
+            scores_of = {"round": min(state.round, state.options.rounds), "final": False}
         round_scores = [r.score.totals for r in state.results]
         totals = {name: sum(scores[name] for scores in round_scores) for name in state.seating.names}
         winners = None
@@ -341,6 +347,7 @@ class KingdomsEngine:
                 "open_cells": open_cells,
             },
             "scores": current.to_json(),
+            "scores_of": scores_of,
             "explanations": current.explanations(),
             "round_scores": round_scores,
             "results": [{"round": r.number, "rows": [list(row) for row in r.rows], **r.score.to_json(),
