@@ -308,14 +308,20 @@ def _draw_hand(rng: np.random.Generator, canvas: np.ndarray, owner: np.ndarray, 
     owner[where] = -1
 
 
-def render_scene(rng: np.random.Generator, decks: list[Deck], backs: list[np.ndarray], size: int = 416):
-    """One scene: (BGR image, list of (class, x1, y1, x2, y2) in pixels)."""
+def render_scene(rng: np.random.Generator, decks: list[Deck], backs: list[np.ndarray], size: int = 416,
+                 placements: list[Placement] | None = None, tilt: np.ndarray | None = None, hands: int | None = None):
+    """One scene: (BGR image, list of (class, x1, y1, x2, y2) in pixels).
+
+    ``placements``, ``tilt`` and ``hands`` are drawn from ``rng`` unless given (tests fix them).
+    """
     import cv2
 
     canvas = table_texture(rng, size, size)
     owner = np.full((size, size), -1, np.int32)
-    tilt = camera_tilt(rng, size, rng.uniform(0.0, 0.12))
-    placements = _layout(rng, size, decks, backs)
+    if tilt is None:
+        tilt = camera_tilt(rng, size, rng.uniform(0.0, 0.12))
+    if placements is None:
+        placements = _layout(rng, size, decks, backs)
     homographies = []
     for k, placement in enumerate(placements):
         h, w = placement.image.shape[:2]
@@ -325,8 +331,7 @@ def render_scene(rng: np.random.Generator, decks: list[Deck], backs: list[np.nda
         alpha = warped[:, :, 3:4].astype(np.float32) / 255.0
         canvas = (canvas * (1 - alpha) + warped[:, :, :3] * alpha).astype(np.uint8)
         owner[alpha[:, :, 0] > 0.5] = k
-        # a thin shadow line along the card edge separates stacked cards the way real ones are
-    for _ in range(int(rng.choice([0, 0, 1, 2]))):
+    for _ in range(int(rng.choice([0, 0, 1, 2])) if hands is None else hands):
         _draw_hand(rng, canvas, owner, size)
 
     labels = []
@@ -419,7 +424,7 @@ def render_index_crop(rng: np.random.Generator, face: Face, corner: int, backgro
     h, w = face.image.shape[:2]
     bx1, by1, bx2, by2 = face.index_boxes[corner]
     index_h = by2 - by1
-    target_h = math.exp(rng.uniform(math.log(9), math.log(48)))  # index height in camera pixels
+    target_h = math.exp(rng.uniform(math.log(12), math.log(56)))  # index height in camera pixels
     card_width = w * target_h / index_h
     upright = 0.0 if corner == 0 else 180.0
     angle = upright + rng.uniform(-45, 45)
@@ -479,3 +484,20 @@ def _overlap(box, points: np.ndarray) -> float:
     x1, y1, x2, y2 = box
     inside = (points[:, 0] >= x1) & (points[:, 0] <= x2) & (points[:, 1] >= y1) & (points[:, 1] <= y2)
     return float(inside.mean()) if len(points) else 0.0
+
+
+def procedural_deck(style_seed: int = 0, width: int = 120) -> Deck:
+    """The project's drawn deck as an in-memory ``Deck`` (no rendered artwork needed: tests use it)."""
+    from companion.synthetic import deck as procedural
+
+    from vision_models.artwork import FACE_CELLS
+
+    height = round(width * 1.4)
+    alpha = procedural.card_mask(width, height)
+    faces = {}
+    for code, _, _ in FACE_CELLS:
+        image = np.dstack([procedural.render_card(code, width, height, style_seed=style_seed), alpha])
+        boxes = [tuple(int(v) for v in b) for b in procedural.index_boxes(code, width, height)]
+        faces[code] = Face(code, image, [_ink_points(image, b) for b in boxes], boxes)
+    back = np.dstack([procedural.render_card("BACK", width, height, style_seed=style_seed), alpha])
+    return Deck(f"procedural_{style_seed}", faces, back)

@@ -83,7 +83,7 @@ def train_stage(stage: str, args: argparse.Namespace) -> None:
             device="cpu", workers=0, plots=False, amp=False, seed=args.seed, deterministic=True,
             optimizer="AdamW", lr0=0.002, warmup_epochs=0.3, cos_lr=False, patience=1000,
             fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=0.5, close_mosaic=1, scale=0.35, translate=0.1,
-            cache="ram", project=str(RUNS), name=name, exist_ok=True, pretrained=False, verbose=True,
+            cache="ram", fraction=args.fraction, project=str(RUNS), name=name, exist_ok=True, pretrained=False, verbose=True,
         )
     else:
         YOLO("yolo11n-cls.yaml").train(
@@ -91,7 +91,7 @@ def train_stage(stage: str, args: argparse.Namespace) -> None:
             epochs=args.epochs_classifier or 100, time=None if args.epochs_classifier else args.classifier_hours,
             device="cpu", workers=0, plots=False, amp=False, seed=args.seed, deterministic=True,
             optimizer="AdamW", lr0=0.003, warmup_epochs=0.3, patience=1000,
-            fliplr=0.0, flipud=0.0, scale=0.1, erasing=0.0, auto_augment=None,
+            fliplr=0.0, flipud=0.0, scale=0.1, erasing=0.0, auto_augment=None, fraction=args.fraction,
             project=str(RUNS), name=name, exist_ok=True, pretrained=False, verbose=True,
         )
     (run_dir / "finished.json").write_text(json.dumps({"seconds": round(time.time() - started), "epochs": _epochs_done(name)}))
@@ -191,6 +191,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--epochs-classifier", type=int, default=0, help="fixed epochs instead of --classifier-hours")
     parser.add_argument("--threads", type=int, default=1, help="torch threads per stage")
     parser.add_argument("--no-export", action="store_true")
+    parser.add_argument("--fraction", type=float, default=1.0, help="train on this fraction of each training set (smoke runs)")
+    parser.add_argument("--skip-data", action="store_true", help="use var/data as it is (smoke runs beside a real one)")
     parser.add_argument("--only-stage", choices=["detector", "classifier"], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -201,9 +203,10 @@ def main(argv: list[str] | None = None) -> None:
     started = time.time()
     from vision_models import artwork, datasets
 
-    artwork.install()
-    datasets.build_detect(args.seed, args.scenes, args.val_scenes, real=not args.no_real)
-    datasets.build_classify(args.seed, args.crop_variants, args.none_crops, args.real_variants, real=not args.no_real)
+    if not args.skip_data:
+        artwork.install()
+        datasets.build_detect(args.seed, args.scenes, args.val_scenes, real=not args.no_real)
+        datasets.build_classify(args.seed, args.crop_variants, args.none_crops, args.real_variants, real=not args.no_real)
     data_seconds = round(time.time() - started)
     print(f"[train] data ready in {data_seconds} s", flush=True)
     trained = time.time()
