@@ -979,7 +979,7 @@ def _resolve_contest(g: _Game) -> None:
     for q in order:
         cards = _committed(g, q)
         numbers = [level(c) if kind(c) == MERCENARY else 0 for c in cards]
-        powers[q] = numbers[-1] if g.o.contest_tie_power == "latest" and enc["round"] > 1 else sum(numbers)
+        powers[q] = sum(numbers)
     best = max(powers.values())
     tied = [q for q in order if powers[q] == best]
     winner, how = None, ""

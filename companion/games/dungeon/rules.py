@@ -123,8 +123,6 @@ class Options:
     friend_calls_friend: bool = False
     # Ruling: a friend of level 1-3 becomes the marker after the fight.
     low_friend_becomes_marker: bool = True
-    # Ruling: tied contestants' powers add up ("sum"); "latest": only the newly added mercenary counts.
-    contest_tie_power: str = "sum"
     # Ruling: a trap card drawn with the wrong parity goes back to its owner; True: it is exiled anyway.
     trap_miss_card_exiled: bool = False
     # Ruling: the ♥ guild has no ability. "treasure_ties": a ♥ player wins ties in treasure contests.
@@ -140,7 +138,6 @@ class Options:
 
 
 CHOICES: dict[str, tuple] = {
-    "contest_tie_power": ("sum", "latest"),
     "heart_guild_ability": ("none", "treasure_ties"),
     "thief_swap_card": ("exiled", "dungeon_bottom"),
     "hand_trap_card": ("exiled", "back_to_hand"),
@@ -182,8 +179,8 @@ RULINGS: tuple[tuple[str, str, str | None], ...] = (
                       "forces the 4-card redeal.", "exclusive_guilds"),
     ("verdict-tie", "Mercenaries' total equal to the enemy power: the players win (>=).", "ties_go_to_enemy"),
     ("contest-tie-sum", "Tied contestants add another mercenary and their powers add up; a tied player with "
-                        "nothing to add (or who passes) drops out. Nobody left: the prize is exiled.",
-     "contest_tie_power"),
+                        "nothing to add (or who passes) drops out. Nobody left: the prize is exiled. (Comparing only "
+                        "the added cards would rank the tied players the same way, so it is no option.)", None),
     ("contest-card", "A contest entry may be any non-treasure card; a scroll or trap entered counts power 0. "
                      "Cards added after a tie must be mercenaries.", None),
     ("most-contributed", "A tie for most contributed is won by a tied Swordsman with a black (♠) mercenary, "
