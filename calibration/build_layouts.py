@@ -59,15 +59,17 @@ def _split_strip(side: str, rect, fractions: list[float]) -> list[tuple[float, f
 
 
 def kingdoms_layout() -> dict:
-    width, height = 280.0, 194.0  # fits one A4 sheet inside the printer margins
+    # Big enough for the 6×5 grid either way round (408×465 or 340×558 mm of cards) between the
+    # corner markers, so the cards never cover a marker.
+    width, height = 520.0, 600.0
+    inner = MARGIN_MM + MARKER_MM + 5
     return {
         "name": "kingdoms", "game": "kingdoms", "players": None,
-        "title": "Kingdoms — lay the 6×5 grid on and around this sheet",
+        "title": "Kingdoms — lay the 6×5 grid anywhere inside the frame",
         "size_mm": [width, height],
         "markers": {"dictionary": "DICT_5X5_100", "size_mm": MARKER_MM, "items": _corner_markers(width, height, 0)},
         "zones": [{"name": "table", "label": "the grid floats: start anywhere", "shape": "rect",
-                   "rect": [MARGIN_MM + MARKER_MM + 5, MARGIN_MM, width - MARGIN_MM - MARKER_MM - 5, height - MARGIN_MM],
-                   "role": "grid"}],
+                   "rect": [inner, MARGIN_MM, width - inner, height - MARGIN_MM], "role": "grid"}],
         "notes": ["The markers give the camera scale and perspective; cells come from the cards themselves."],
     }
 
@@ -106,11 +108,11 @@ def dungeon_layout(players: int) -> dict:
 
 
 def chosen_layout(players: int) -> dict:
-    width, height = 700.0, 620.0
+    width, height = 800.0, 760.0
     cx, cy = width / 2, height / 2
     zones = []
     for seat, side in enumerate(_seats(players), start=1):
-        depth = 95.0 if side in ("bottom", "top") else 130.0
+        depth = 80.0 if side in ("bottom", "top") else 125.0
         x1, y1, x2, y2 = _strip(side, width, height, depth, 300.0)
         zones.append({"name": f"area:P{seat}", "label": f"P{seat} chips", "shape": "rect", "rect": [x1, y1, x2, y2],
                       "player": seat, "role": "area", "facing": _FACING[side]})
@@ -120,7 +122,8 @@ def chosen_layout(players: int) -> dict:
         "size_mm": [width, height],
         "markers": {"dictionary": "DICT_5X5_100", "size_mm": MARKER_MM, "items": _corner_markers(width, height, 20)},
         "zones": zones,
-        "rings": {"center": [cx, cy], "vault": 48.0, "inner": 120.0, "outer": 200.0},
+        # the vault holds a chosen and its chips side by side; each band holds a row of three cards
+        "rings": {"center": [cx, cy], "vault": 80.0, "inner": 170.0, "outer": 260.0},
         "notes": ["Outside the big circle and outside every player area is departure."],
     }
 

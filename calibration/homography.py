@@ -1,0 +1,186 @@
+"""From camera pixels to mat millimetres, via the mat's ArUco markers (OpenCV 5 ``ArucoDetector``).
+
+The homography is re-found every ``refresh_seconds`` so a bumped camera recovers on its own; a
+frame where too few markers are visible (a hand over them) keeps the last good homography.
+Optional lens calibration (ChArUco board, ``CharucoDetector``) is stored per camera as JSON and
+undistorts points before they are mapped.
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.layouts import Layout
+from calibration.mats import aruco_dictionary
+
+
+class CalibrationError(ValueError):
+    """Too little of the mat or board was seen, or a calibration file is not usable."""
+
+
+def detect_markers(frame: np.ndarray, dictionary: str = "DICT_5X5_100", detector=None) -> dict[int, np.ndarray]:
+    """Marker id → its four corners in pixels (top-left, top-right, bottom-right, bottom-left)."""
+    if detector is None:
+        detector = cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), cv2.aruco.DetectorParameters())
+    gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    corners, ids, _ = detector.detectMarkers(gray)
+    if ids is None:
+        return {}
+    return {int(i): c.reshape(4, 2).astype(np.float32) for i, c in zip(ids.reshape(-1), corners)}
+
+
+def homography_from_markers(layout: Layout, found: dict[int, np.ndarray]) -> tuple[np.ndarray, list[int], float]:
+    """The image→mat homography from the layout's markers that were found; returns it, the ids used,
+    and the mean reprojection error in mm. Raises CalibrationError when no layout marker is seen."""
+    used = [mid for mid in sorted(found) if layout.marker(mid) is not None]
+    if not used:
+        raise CalibrationError(f"none of the mat's markers ({', '.join(str(m.id) for m in layout.markers)}) is visible")
+    image_pts = np.concatenate([found[m] for m in used])
+    mat_pts = np.concatenate([layout.marker(m).corners() for m in used])
+    method = cv2.RANSAC if len(used) >= 2 else 0
+    matrix, _ = cv2.findHomography(image_pts, mat_pts, method, 3.0)
+    if matrix is None:
+        raise CalibrationError("the visible markers do not fix a perspective (are they all in a line?)")
+    projected = cv2.perspectiveTransform(image_pts.reshape(-1, 1, 2), matrix).reshape(-1, 2)
+    error = float(np.linalg.norm(projected - mat_pts, axis=1).mean())
+    return matrix, used, error
+
+
+@dataclass
+class LensCalibration:
+    camera_matrix: np.ndarray
+    distortion: np.ndarray
+    image_size: tuple[int, int]
+    error: float = 0.0
+    camera: str = ""
+
+    def undistort_points(self, points: np.ndarray) -> np.ndarray:
+        pts = np.asarray(points, np.float32).reshape(-1, 1, 2)
+        if not len(pts):
+            return pts.reshape(-1, 2)
+        return cv2.undistortPoints(pts, self.camera_matrix, self.distortion, P=self.camera_matrix).reshape(-1, 2)
+
+    def undistort_image(self, frame: np.ndarray) -> np.ndarray:
+        return cv2.undistort(frame, self.camera_matrix, self.distortion)
+
+    def to_json(self) -> dict:
+        return {"camera": self.camera, "image_size": list(self.image_size), "rms_error_px": round(self.error, 4),
+                "camera_matrix": self.camera_matrix.tolist(), "distortion": self.distortion.reshape(-1).tolist()}
+
+    def save(self, path: "str | pathlib.Path") -> None:
+        pathlib.Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+
+    @classmethod
+    def load(cls, path: "str | pathlib.Path") -> "LensCalibration":
+        path = pathlib.Path(path)
+        try:
+            data = json.loads(path.read_text())
+            matrix = np.asarray(data["camera_matrix"], np.float64).reshape(3, 3)
+            distortion = np.asarray(data["distortion"], np.float64).reshape(1, -1)
+            size = tuple(int(v) for v in data["image_size"])
+        except FileNotFoundError:
+            raise CalibrationError(f"no lens calibration file {path}") from None
+        except (ValueError, KeyError, TypeError) as error:
+            raise CalibrationError(f"{path} is not a lens calibration ({error})") from None
+        return cls(matrix, distortion, size, float(data.get("rms_error_px", 0.0)), str(data.get("camera", "")))
+
+
+def charuco_board(squares_x: int = 7, squares_y: int = 5, square_mm: float = 30.0, marker_mm: float = 22.0,
+                  dictionary: str = "DICT_5X5_100"):
+    # ids from 50 up, so the board never collides with the mats' markers (0-49)
+    ids = np.arange(50, 50 + (squares_x * squares_y) // 2, dtype=np.int32)
+    return cv2.aruco.CharucoBoard((squares_x, squares_y), square_mm, marker_mm, aruco_dictionary(dictionary), ids)
+
+
+def calibrate_lens(frames, board=None, camera: str = "", min_views: int = 4) -> LensCalibration:
+    """Lens calibration from several views of a ChArUco board (``charuco_board()``)."""
+    board = board or charuco_board()
+    detector = cv2.aruco.CharucoDetector(board)
+    object_points, image_points, size = [], [], None
+    for frame in frames:
+        gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        size = gray.shape[::-1]
+        corners, ids, _, _ = detector.detectBoard(gray)
+        if ids is None or len(ids) < 6:
+            continue
+        obj, img = board.matchImagePoints(corners, ids)
+        if obj is None or len(obj) < 6:
+            continue
+        object_points.append(obj.astype(np.float32))
+        image_points.append(img.astype(np.float32))
+    if len(object_points) < min_views:
+        raise CalibrationError(f"the board was found in {len(object_points)} view(s); at least {min_views} are needed")
+    error, matrix, distortion, _, _ = cv2.calibrateCamera(object_points, image_points, size, None, None)
+    return LensCalibration(matrix, distortion, tuple(size), float(error), camera)
+
+
+class MatLocator:
+    """Keeps the current image→mat homography for a stream of frames."""
+
+    def __init__(self, layout: Layout, refresh_seconds: float = 3.0, lens: LensCalibration | None = None,
+                 min_markers: int = 1) -> None:
+        if refresh_seconds <= 0:
+            raise ValueError("refresh_seconds must be positive")
+        self.layout = layout
+        self.refresh_seconds = refresh_seconds
+        self.lens = lens
+        self.min_markers = min_markers
+        self.detector = cv2.aruco.ArucoDetector(aruco_dictionary(layout.dictionary), cv2.aruco.DetectorParameters())
+        self.matrix: np.ndarray | None = None
+        self.inverse: np.ndarray | None = None
+        self.markers_used: list[int] = []
+        self.error_mm = float("nan")
+        self.found_at: float | None = None
+        self._tried_at: float | None = None
+        self.refreshes = 0
+
+    @property
+    def ready(self) -> bool:
+        return self.matrix is not None
+
+    def update(self, time: float, frame: np.ndarray, force: bool = False) -> bool:
+        """Re-finds the mat when due (or when not yet found); True if the homography changed."""
+        due = force or self.matrix is None or self._tried_at is None or time - self._tried_at >= self.refresh_seconds
+        if not due:
+            return False
+        self._tried_at = time
+        found = detect_markers(frame, detector=self.detector)
+        if self.lens is not None:
+            found = {k: self.lens.undistort_points(v) for k, v in found.items()}
+        known = [k for k in found if self.layout.marker(k) is not None]
+        if len(known) < self.min_markers:
+            return False
+        try:
+            matrix, used, error = homography_from_markers(self.layout, found)
+        except CalibrationError:
+            return False
+        self.matrix, self.inverse = matrix, np.linalg.inv(matrix)
+        self.markers_used, self.error_mm, self.found_at = used, error, time
+        self.refreshes += 1
+        return True
+
+    def to_mat(self, points_px: np.ndarray) -> np.ndarray:
+        if self.matrix is None:
+            raise CalibrationError("the mat has not been found yet")
+        pts = np.asarray(points_px, np.float32).reshape(-1, 2)
+        if not len(pts):
+            return pts
+        if self.lens is not None:
+            pts = self.lens.undistort_points(pts)
+        return cv2.perspectiveTransform(pts.reshape(-1, 1, 2), self.matrix).reshape(-1, 2)
+
+    def to_image(self, points_mm: np.ndarray) -> np.ndarray:
+        if self.inverse is None:
+            raise CalibrationError("the mat has not been found yet")
+        pts = np.asarray(points_mm, np.float32).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.inverse).reshape(-1, 2)
+
+    def mm_per_pixel(self, at_px: tuple[float, float]) -> float:
+        """The local scale near a pixel: how many mat millimetres one pixel spans."""
+        x, y = at_px
+        a, b, c = self.to_mat(np.array([[x, y], [x + 1, y], [x, y + 1]], np.float32))
+        return float((np.linalg.norm(b - a) + np.linalg.norm(c - a)) / 2)

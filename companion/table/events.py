@@ -1,0 +1,60 @@
+"""What the table pipeline says: observations in, table events out.
+
+An :class:`Observation` is one detected card placed on the table plane (mat millimetres, or image
+pixels without a mat). A :class:`TableEvent` is a settled change of the physical table:
+``placed``, ``removed``, ``turned``, ``moved``, or a ``question`` the players must answer because
+the pipeline is unsure and will not guess.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+EVENT_TYPES = ("placed", "removed", "turned", "moved", "question")
+
+
+@dataclass(frozen=True)
+class Observation:
+    code: str
+    confidence: float
+    position: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class TableEvent:
+    type: str                     # one of EVENT_TYPES
+    card: str                     # what lies there now; "BACK" for a face-down card
+    zone: str | None              # where it lies now (for removed: where it was)
+    time: float                   # seconds, the source's clock
+    track: int                    # the physical card's id while the pipeline follows it
+    position: tuple[float, float] = (0.0, 0.0)
+    face: str | None = None       # the face the table remembers for a face-down card
+    previous_zone: str | None = None   # moved: where it came from
+    previous_card: str | None = None   # turned: what showed before
+    question: str | None = None        # question: what the table must answer
+    details: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.type not in EVENT_TYPES:
+            raise ValueError(f"unknown table event {self.type!r}: one of {', '.join(EVENT_TYPES)}")
+
+    @property
+    def known_face(self) -> str | None:
+        """The card's face if anyone saw it: the visible code, or the remembered one for a back."""
+        return self.card if self.card != "BACK" else self.face
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["position"] = [round(float(v), 1) for v in self.position]
+        data["time"] = round(float(self.time), 3)
+        return {k: v for k, v in data.items() if v not in (None, {}) or k in ("zone",)}
+
+    def describe(self) -> str:
+        where = f" in {self.zone}" if self.zone else ""
+        if self.type == "moved":
+            return f"{self.card} moved from {self.previous_zone} to {self.zone}"
+        if self.type == "turned":
+            return f"{self.previous_card} turned to {self.card}{where}"
+        if self.type == "question":
+            return f"question: {self.question}"
+        return f"{self.card} {self.type}{where}"

@@ -1,0 +1,208 @@
+"""The table pipeline: frames in, settled card events out, game events into the engine.
+
+    frame ─► mat locator (homography, re-found every few seconds)
+          ─► detector (any callable frame → Detections)
+          ─► table positions (mat mm, or pixels without a mat) ─► Observations
+          ─► Tracker (stability, turned / moved / removed, questions)
+          ─► Binding (table events → engine events, refusals → questions)
+
+Each step is small and replaceable; the detector is whatever callable you pass, so tests of the
+tracking logic can feed :class:`Detections` directly while the end-to-end path uses
+``companion.vision.Detector``.
+"""
+from __future__ import annotations
+
+import time as _time
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterable
+
+import cv2
+import numpy as np
+
+from calibration.homography import LensCalibration, MatLocator
+from calibration.layouts import CARD_MM, Layout, layout_for
+from companion.table.bindings import Binding, KingdomsBinding, Outcome, binding_for
+from companion.table.events import Observation, TableEvent
+from companion.table.tracker import Tracker, TrackerConfig
+from companion.vision.detections import Detections
+
+Detector = Callable[[np.ndarray], Detections]
+MAT_MODES = ("auto", "none", "required")
+
+
+class PipelineError(ValueError):
+    """The pipeline cannot work with what it was given (no mat for a game that needs one, ...)."""
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    tracker: TrackerConfig = field(default_factory=TrackerConfig)
+    mat: str = "auto"                       # auto: use the mat if its markers are seen; none: never
+    mat_search_seconds: float = 2.0         # how long "auto" looks for the mat before going without
+    refresh_seconds: float = 3.0            # re-find the mat this often (a bumped camera recovers)
+    occluder_fraction: float = 0.04         # skin-coloured share of the frame that means "a hand is over the table"
+    match_fraction: float = 0.55            # without a mat: match distance as a share of the card width (pixels)
+
+    def __post_init__(self) -> None:
+        if self.mat not in MAT_MODES:
+            raise PipelineError(f"mat must be one of {', '.join(MAT_MODES)}, got {self.mat!r}")
+
+
+@dataclass
+class FrameResult:
+    time: float
+    detections: int
+    table_events: list[TableEvent]
+    outcomes: list[Outcome]
+    occluded: bool
+    seconds: float
+
+    @property
+    def engine_events(self) -> list[dict]:
+        return [e for o in self.outcomes for e in o.engine_events]
+
+    @property
+    def questions(self) -> list[str]:
+        asked = [e.question for e in self.table_events if e.type == "question"]
+        return asked + [q for o in self.outcomes for q in o.questions]
+
+
+def skin_fraction(frame: np.ndarray, width: int = 160) -> float:
+    """Share of skin-coloured pixels (YCrCb box): a cheap sign that a hand is over the table."""
+    h, w = frame.shape[:2]
+    small = cv2.resize(frame, (width, max(1, int(h * width / w))), interpolation=cv2.INTER_AREA)
+    ycrcb = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
+    mask = cv2.inRange(ycrcb, (60, 138, 80), (245, 172, 122))
+    return float(np.count_nonzero(mask)) / mask.size
+
+
+class TablePipeline:
+    def __init__(self, binding: Binding, detector: Detector, layout: Layout | None = None,
+                 config: PipelineConfig | None = None, lens: LensCalibration | None = None) -> None:
+        self.binding = binding
+        self.detector = detector
+        self.config = config or PipelineConfig()
+        self.game = binding.game
+        needs_mat = self.game != "kingdoms"
+        if needs_mat and self.config.mat == "none":
+            raise PipelineError(f"{self.game} needs its mat: zones come from the mat's markers (print one with 'companion mat')")
+        self.layout = layout
+        if self.layout is None and self.config.mat != "none":
+            self.layout = layout_for(self.game, len(binding.view().get("players", [])) or None)
+        self.locator = MatLocator(self.layout, self.config.refresh_seconds, lens) \
+            if self.layout is not None and self.config.mat != "none" else None
+        self.units: str | None = None if self.locator else "px"   # "mm" on a mat, "px" without
+        zone_of = binding.zones(self.layout) if needs_mat else binding.zones()
+        self.tracker = Tracker(zone_of, self.config.tracker)
+        self.frames = 0
+        self.started_at: float | None = None
+        self.history: list[FrameResult] = []
+        self.notices: list[str] = []
+
+    # ------------------------------------------------------------------ steps
+
+    def _decide_units(self, time: float) -> None:
+        if self.units is not None:
+            return
+        if self.locator is not None and self.locator.ready:
+            self.units = "mm"
+            if isinstance(self.binding, KingdomsBinding) and self.binding.grid.spacing is None:
+                self.binding.grid.spacing = (CARD_MM[0] + 5.0, CARD_MM[1] + 5.0)
+        elif self.game == "kingdoms" and self.config.mat == "auto" and time - self.started_at >= self.config.mat_search_seconds:
+            self.units = "px"
+            self.locator = None
+            self.notices.append("no mat found: the Kingdoms grid is inferred from the cards in camera pixels")
+
+    def observations(self, detections: Detections) -> list[Observation]:
+        if not len(detections):
+            return []
+        centers = detections.centers
+        if self.units == "mm":
+            positions = self.locator.to_mat(centers)
+        else:
+            positions = centers
+            self._pixel_scale(detections)
+        return [Observation(code, float(conf), (float(p[0]), float(p[1])))
+                for code, conf, p in zip(detections.codes, detections.confidences, positions)]
+
+    def _pixel_scale(self, detections: Detections) -> None:
+        """Without a mat, distances are pixels: the match gate and the grid spacing follow the card size."""
+        sizes = np.stack([detections.boxes[:, 2] - detections.boxes[:, 0], detections.boxes[:, 3] - detections.boxes[:, 1]], 1)
+        short = float(np.median(sizes.min(1)))
+        long = float(np.median(sizes.max(1)))
+        if short <= 1:
+            return
+        gate = self.config.match_fraction * short
+        if abs(self.tracker.config.match_distance - gate) > 0.2 * gate:
+            self.tracker.config = replace(self.tracker.config, match_distance=gate)
+        if isinstance(self.binding, KingdomsBinding) and self.binding.grid.spacing is None:
+            self.binding.grid.spacing = (short * 1.08, long * 1.06)
+
+    def process(self, time: float, frame: np.ndarray) -> FrameResult:
+        started = _time.perf_counter()
+        if self.started_at is None:
+            self.started_at = time
+        self.frames += 1
+        if self.locator is not None:
+            self.locator.update(time, frame)
+        self._decide_units(time)
+        occluded = skin_fraction(frame) >= self.config.occluder_fraction
+        if self.units is None:
+            result = FrameResult(time, 0, [], [], occluded, _time.perf_counter() - started)
+            self.history.append(result)
+            return result
+        detections = self.detector(frame)
+        observations = self.observations(detections)
+        table_events = self.tracker.update(time, observations, occluded)
+        if isinstance(self.binding, KingdomsBinding):
+            self.binding.grid.observe([t.position for t in self.tracker.tracks if t.settled or len(t.sightings) > 2])
+        outcomes = [self.binding.handle(event) for event in table_events]
+        result = FrameResult(time, len(detections), table_events, outcomes, occluded, _time.perf_counter() - started)
+        self.history.append(result)
+        return result
+
+    def run(self, frames: Iterable[tuple[float, np.ndarray]], on_frame: Callable[[FrameResult], None] | None = None,
+            flush_seconds: float | None = None) -> dict:
+        """Runs over a whole source; ``flush_seconds`` extra empty-handed time lets the last card settle."""
+        last_time, last_frame = None, None
+        for time, frame in frames:
+            result = self.process(time, frame)
+            last_time, last_frame = time, frame
+            if on_frame:
+                on_frame(result)
+        if last_frame is not None and flush_seconds:
+            step = 0.1
+            for k in range(1, int(flush_seconds / step) + 1):
+                result = self.process(last_time + k * step, last_frame)
+                if on_frame:
+                    on_frame(result)
+        return self.summary()
+
+    def summary(self) -> dict:
+        return {
+            "game": self.game,
+            "frames": self.frames,
+            "units": self.units,
+            "mat": None if self.locator is None else {"layout": self.layout.name, "markers": self.locator.markers_used,
+                                                      "error_mm": round(self.locator.error_mm, 2) if self.locator.ready else None},
+            "table": self.tracker.snapshot(),
+            "engine_events": list(self.binding.events),
+            "questions": [q for r in self.history for q in r.questions],
+            "notices": list(self.notices),
+            "state": self.binding.view(),
+        }
+
+
+def build_pipeline(game: str, detector: Detector, setup: dict, setup_events: list[dict] | None = None,
+                   mat: str = "auto", layout: Layout | None = None, tracker: TrackerConfig | None = None,
+                   lens: LensCalibration | None = None) -> TablePipeline:
+    """The usual assembly: a binding for the game, the shipped mat for its player count, default timers."""
+    copies = 2 if game == "kingdoms" else 1
+    if game == "kingdoms":
+        copies = int((setup.get("options") or {}).get("decks", 3 if len(setup.get("players", [])) == 3 else 2))
+    tracker = tracker or TrackerConfig(copies=copies)
+    extra = {"spacing": None} if game == "kingdoms" else {}
+    binding = binding_for(game, setup, setup_events, **extra)
+    if layout is None and mat != "none":
+        layout = layout_for(game, len(setup.get("players", [])) or None)
+    return TablePipeline(binding, detector, layout, PipelineConfig(tracker=tracker, mat=mat), lens)

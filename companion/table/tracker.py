@@ -1,0 +1,322 @@
+"""Stability: turns flickering per-frame detections into settled table events.
+
+A card enters the table only after it has been seen steadily for ``settle_seconds``. A card that
+vanishes is removed only after ``remove_after_seconds`` of absence counted on *clear* frames: while a
+hand covers the table (an occluder, or most known cards unseen at once) absence does not count, so a
+hand passing over removes nothing. A card that reappears elsewhere while its old place is empty is
+``moved``; a card that turns to ``BACK`` where it lay is ``turned`` and keeps the memory of its face.
+Whatever the tracker is unsure of (a weak reading, a second copy of a one-copy card, a card in no
+zone) becomes a ``question`` and no event: the table answers, the tracker never guesses.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from companion.table.events import Observation, TableEvent
+
+ZoneOf = Callable[[tuple[float, float]], "str | None"]
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    settle_seconds: float = 0.6          # seen this long, steadily, before a card counts
+    remove_after_seconds: float = 2.0    # absent this long on clear frames before a card is removed
+    forget_candidate_seconds: float = 0.5  # an unsettled sighting unseen this long is noise
+    match_distance: float = 40.0         # table units (mm on a mat): how far a card may drift between frames
+    steady_fraction: float = 0.6         # of the frames in the settle window that must show the card
+    min_confidence: float = 0.25         # readings below this are ignored altogether
+    sure_confidence: float = 0.6         # a settled reading with a median below this becomes a question
+    occlusion_visible_fraction: float = 0.5  # fewer known cards seen than this: the frame is occluded
+    copies: int = 1                      # copies of each face in play (decks); BACK is unlimited
+
+    def __post_init__(self) -> None:
+        for name in ("settle_seconds", "remove_after_seconds", "forget_candidate_seconds", "match_distance"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"tracker setting {name} must be positive, got {getattr(self, name)}")
+        if not 0 <= self.min_confidence <= self.sure_confidence <= 1:
+            raise ValueError("need 0 <= min_confidence <= sure_confidence <= 1")
+        if self.copies < 1:
+            raise ValueError("copies must be at least 1")
+
+
+@dataclass
+class _Sighting:
+    time: float
+    code: str
+    confidence: float
+
+
+@dataclass
+class Track:
+    id: int
+    position: tuple[float, float]
+    first_seen: float
+    last_seen: float
+    sightings: deque = field(default_factory=lambda: deque(maxlen=240))
+    settled: bool = False
+    code: str | None = None        # settled visible code
+    face: str | None = None        # remembered face while the card lies face down
+    zone: str | None = None        # settled zone
+    missing: float = 0.0           # seconds of absence on clear frames
+    asked: set = field(default_factory=set)
+    velocity: tuple[float, float] = (0.0, 0.0)
+    pending_zone: str | None = None
+    pending_zone_since: float = 0.0
+    pending_code: str | None = None
+    pending_code_since: float = 0.0
+
+    def recent(self, now: float, window: float) -> list[_Sighting]:
+        return [s for s in self.sightings if s.time >= now - window - 1e-9]
+
+
+class Tracker:
+    """Feed it ``update(time, observations)`` once per frame; it returns the settled events."""
+
+    def __init__(self, zone_of: ZoneOf | None = None, config: TrackerConfig | None = None) -> None:
+        self.config = config or TrackerConfig()
+        self.zone_of: ZoneOf = zone_of or (lambda position: "table")
+        self.tracks: list[Track] = []
+        self._next_id = 1
+        self._last_time: float | None = None
+        self._frame_times: deque = deque(maxlen=600)
+
+    # ------------------------------------------------------------------ public
+
+    @property
+    def cards(self) -> list[Track]:
+        """The settled cards on the table."""
+        return [t for t in self.tracks if t.settled]
+
+    def snapshot(self) -> list[dict]:
+        return [{"track": t.id, "card": t.code, "zone": t.zone, "position": [round(v, 1) for v in t.position],
+                 **({"face": t.face} if t.face else {})} for t in self.cards]
+
+    def update(self, time: float, observations: Iterable[Observation], occluded: bool = False) -> list[TableEvent]:
+        cfg = self.config
+        if self._last_time is not None and time < self._last_time:
+            raise ValueError(f"frame time went backwards: {time} after {self._last_time}")
+        dt = 0.0 if self._last_time is None else time - self._last_time
+        self._last_time = time
+        self._frame_times.append(time)
+        observations = [o for o in observations if o.confidence >= cfg.min_confidence]
+        matches, unmatched = self._associate(observations)
+        events: list[TableEvent] = []
+
+        for track, obs in matches:
+            gap = time - track.last_seen
+            if gap > 0:
+                # a carried card keeps moving: remember its velocity to find it in the next frame
+                track.velocity = ((obs.position[0] - track.position[0]) / gap, (obs.position[1] - track.position[1]) / gap)
+            track.position = obs.position
+            track.last_seen = time
+            track.sightings.append(_Sighting(time, obs.code, obs.confidence))
+        for obs in unmatched:
+            track = Track(self._next_id, obs.position, time, time)
+            track.sightings.append(_Sighting(time, obs.code, obs.confidence))
+            self._next_id += 1
+            self.tracks.append(track)
+
+        settled = [t for t in self.tracks if t.settled]
+        seen_settled = sum(1 for t in settled if t.last_seen == time)
+        clear = not occluded and (not settled or seen_settled >= cfg.occlusion_visible_fraction * len(settled))
+
+        for track in list(self.tracks):
+            if track.settled:
+                events.extend(self._update_settled(track, time, dt, clear))
+            else:
+                events.extend(self._update_candidate(track, time))
+        return events
+
+    # ------------------------------------------------------------------ association
+
+    def _associate(self, observations: list[Observation]):
+        gate = self.config.match_distance
+        pairs = []
+        now = self._last_time
+        for ti, track in enumerate(self.tracks):
+            ahead = min(now - track.last_seen, 0.5)
+            expected = (track.position[0] + track.velocity[0] * ahead, track.position[1] + track.velocity[1] * ahead)
+            for oi, obs in enumerate(observations):
+                d = min(math.dist(expected, obs.position), math.dist(track.position, obs.position))
+                if d <= gate:
+                    # same visible code first, then distance: a card and its neighbour never swap
+                    same = obs.code == (track.code or _majority(track.sightings))
+                    pairs.append((0 if same else 1, d, ti, oi))
+        pairs.sort()
+        used_t, used_o, matches = set(), set(), []
+        for _, _, ti, oi in pairs:
+            if ti in used_t or oi in used_o:
+                continue
+            used_t.add(ti)
+            used_o.add(oi)
+            matches.append((self.tracks[ti], observations[oi]))
+        unmatched = [o for i, o in enumerate(observations) if i not in used_o]
+        return matches, unmatched
+
+    # ------------------------------------------------------------------ candidates
+
+    def _update_candidate(self, track: Track, time: float) -> list[TableEvent]:
+        cfg = self.config
+        if time - track.last_seen > cfg.forget_candidate_seconds:
+            self.tracks.remove(track)
+            return []
+        if time - track.first_seen < cfg.settle_seconds - 1e-9:
+            return []
+        window = track.recent(time, cfg.settle_seconds)
+        frames = sum(1 for t in self._frame_times if t >= time - cfg.settle_seconds - 1e-9)
+        if not window or len(window) < cfg.steady_fraction * frames:
+            return []
+        code, confidence = _vote(window)
+        if code is None:
+            return []
+        zone = self.zone_of(track.position)
+        if confidence < cfg.sure_confidence:
+            return self._ask(track, time, "unsure", f"is the card at this spot {code}? the camera is only "
+                             f"{confidence:.0%} sure", {"guess": code, "confidence": round(confidence, 3)}, zone)
+        # a card that vanished from elsewhere and shows up here has moved
+        source = self._missing_twin(code, exclude=track)
+        if source is not None:
+            self.tracks.remove(track)
+            previous = source.zone
+            source.position, source.last_seen, source.missing = track.position, track.last_seen, 0.0
+            source.sightings = track.sightings
+            if zone is None:
+                return self._ask(source, time, "nozone", f"{code} lies outside every zone of the mat", {}, None)
+            source.zone = zone
+            source.pending_zone = None
+            if zone == previous:
+                return []
+            return [TableEvent("moved", code, zone, time, source.id, source.position, face=source.face,
+                               previous_zone=previous)]
+        if code != "BACK":
+            copies = sum(1 for t in self.tracks if t.settled and (t.code == code or t.face == code))
+            if copies >= cfg.copies:
+                return self._ask(track, time, "duplicate", f"a second {code} appeared, but the game has "
+                                 f"{cfg.copies} of it: which one is real?", {"guess": code}, zone)
+        if zone is None:
+            return self._ask(track, time, "nozone", f"{code} lies outside every zone of the mat", {"guess": code}, None)
+        track.settled, track.code, track.zone = True, code, zone
+        return [TableEvent("placed", code, zone, time, track.id, track.position)]
+
+    def _missing_twin(self, code: str, exclude: Track) -> Track | None:
+        """The settled card with this code that vanished and now shows up as ``exclude``, if any.
+
+        Look-alike cards (backs, or copies from several decks) carried together are told apart by the
+        move they share: of all pairings of the vanished cards with the newly seen ones, the one whose
+        displacements agree best (a hand moves a group rigidly) wins, shorter moves breaking ties.
+        """
+        now = self._last_time
+        gone = [t for t in self.tracks if t.settled and t is not exclude and t.code == code
+                and now - t.last_seen > self.config.forget_candidate_seconds / 2]
+        if len(gone) <= 1:
+            return gone[0] if gone else None
+        arrivals = [exclude] + [t for t in self.tracks if not t.settled and t is not exclude
+                                and _majority(t.sightings) == code and now - t.first_seen >= self.config.settle_seconds / 2]
+        arrivals = arrivals[:5]
+        best, best_cost = None, math.inf
+        for chosen in itertools.permutations(gone, min(len(gone), len(arrivals))):
+            pairs = list(zip(arrivals, chosen))
+            moves = [(a.position[0] - g.position[0], a.position[1] - g.position[1]) for a, g in pairs]
+            mean = (sum(m[0] for m in moves) / len(moves), sum(m[1] for m in moves) / len(moves))
+            spread = sum(math.dist(m, mean) for m in moves)
+            cost = spread + 0.1 * sum(math.hypot(*m) for m in moves)
+            if cost < best_cost:
+                best, best_cost = chosen, cost
+        return best[0] if best else None
+
+    def _ask(self, track: Track, time: float, kind: str, text: str, details: dict, zone) -> list[TableEvent]:
+        if kind in track.asked:
+            return []
+        track.asked.add(kind)
+        card = details.get("guess", track.code or _majority(track.sightings) or "BACK")
+        return [TableEvent("question", card, zone, time, track.id, track.position, question=text,
+                           details={"kind": kind, **details})]
+
+    # ------------------------------------------------------------------ settled cards
+
+    def _update_settled(self, track: Track, time: float, dt: float, clear: bool) -> list[TableEvent]:
+        cfg = self.config
+        if track.last_seen < time:
+            if clear:
+                track.missing += dt
+            if track.missing >= cfg.remove_after_seconds - 1e-9:
+                self.tracks.remove(track)
+                return [TableEvent("removed", track.code, track.zone, time, track.id, track.position, face=track.face)]
+            return []
+        track.missing = 0.0
+        events: list[TableEvent] = []
+        window = track.recent(time, cfg.settle_seconds)
+        code, confidence = _vote(window)
+        changed = False
+        if code is not None and code != track.code and _share(window, code) >= cfg.steady_fraction:
+            if track.pending_code != code:
+                track.pending_code, track.pending_code_since = code, time
+            changed = time - track.pending_code_since >= cfg.settle_seconds - 1e-9
+        else:
+            track.pending_code = None
+        if changed:
+            track.pending_code = None
+            if confidence < cfg.sure_confidence:
+                events += self._ask(track, time, f"unsure:{code}", f"did {track.code} become {code}? the camera is only "
+                                    f"{confidence:.0%} sure", {"guess": code, "confidence": round(confidence, 3)}, track.zone)
+            elif code == "BACK" or track.code == "BACK":
+                previous = track.code
+                if code == "BACK":
+                    track.face = previous
+                else:
+                    if track.face and track.face != code:
+                        events += self._ask(track, time, f"face:{code}", f"{code} turned up where {track.face} had been "
+                                            "turned down: was the card swapped?", {"guess": code, "remembered": track.face},
+                                            track.zone)
+                    track.face = None
+                track.code = code
+                events.append(TableEvent("turned", code, track.zone, time, track.id, track.position,
+                                         face=track.face, previous_card=previous))
+            else:
+                # a different face where a card lay: the old one went, a new one came
+                events.append(TableEvent("removed", track.code, track.zone, time, track.id, track.position, face=track.face))
+                track.code, track.face = code, None
+                self._next_id += 1
+                track.id = self._next_id - 1
+                events.append(TableEvent("placed", code, track.zone, time, track.id, track.position))
+        zone = self.zone_of(track.position)
+        if zone != track.zone:
+            if track.pending_zone != zone:
+                track.pending_zone, track.pending_zone_since = zone, time
+            elif time - track.pending_zone_since >= cfg.settle_seconds - 1e-9:
+                if zone is None:
+                    events += self._ask(track, time, "nozone-moved", f"{track.code} was moved outside every zone",
+                                        {"guess": track.code}, None)
+                else:
+                    previous, track.zone, track.pending_zone = track.zone, zone, None
+                    track.asked.discard("nozone-moved")
+                    events.append(TableEvent("moved", track.code, zone, time, track.id, track.position,
+                                             face=track.face, previous_zone=previous))
+        else:
+            track.pending_zone = None
+        return events
+
+
+def _majority(sightings) -> str | None:
+    counts = Counter(s.code for s in sightings)
+    return counts.most_common(1)[0][0] if counts else None
+
+
+def _vote(window: list[_Sighting]) -> tuple[str | None, float]:
+    """The code most sightings agree on (confidence-weighted) and its median confidence."""
+    if not window:
+        return None, 0.0
+    weight: Counter = Counter()
+    for s in window:
+        weight[s.code] += s.confidence
+    code = weight.most_common(1)[0][0]
+    confidences = sorted(s.confidence for s in window if s.code == code)
+    return code, confidences[len(confidences) // 2]
+
+
+def _share(window: list[_Sighting], code: str) -> float:
+    return sum(1 for s in window if s.code == code) / len(window) if window else 0.0
