@@ -36,8 +36,8 @@ def allowed_copies(card: Card, options: Options) -> int | None:
 
 
 def copies_problem(cards: Iterable[Card], options: Options) -> str | None:
-    for code, count in sorted(Counter(card.code for card in cards).items()):
-        card = Card.parse(code)
+    for card, count in sorted(Counter(cards).items()):
+        code = card.code
         limit = allowed_copies(card, options)
         if limit is not None and count > limit:
             where = ("the territory pile holds" if options.territory_limit == "pile" and code in TERRITORY_PILE

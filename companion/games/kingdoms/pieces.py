@@ -7,6 +7,7 @@ else that is not one of the 22 territory cards is flagged as illegal in the grid
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -57,7 +58,7 @@ class Piece:
             data["rank"] = self.rank
         return data
 
-    @property
+    @functools.cached_property
     def label(self) -> str:
         if self.kind is PieceKind.RESOURCE:
             return f"resource +{self.value}"

@@ -131,12 +131,12 @@ def _wizard_bonus(pieces: Mapping[Cell, Piece], cell: Cell) -> list[Cell]:
             if n in pieces and pieces[n].kind is PieceKind.WIZARD]
 
 
-def _cut_off(pieces, labels, castle: Cell, segment: Segment, axis: str) -> list[str]:
+def _cut_off(pieces, labels, castle: Cell, segment: Segment, line: Sequence[Cell]) -> list[str]:
     """Valued tiles and effect tiles on the castle's line that a mountain keeps out of its segment."""
     notes = []
-    index = 0 if axis == "row" else 1
-    for cell in sorted(pieces):
-        if cell[index] != castle[index] or cell == castle or cell in segment.cells:
+    inside = set(segment.cells)
+    for cell in line:
+        if cell == castle or cell in inside:
             continue
         piece = pieces[cell]
         if piece.kind in (PieceKind.RESOURCE, PieceKind.HAZARD, PieceKind.DRAGON, PieceKind.GOLD_MINE):
@@ -145,15 +145,25 @@ def _cut_off(pieces, labels, castle: Cell, segment: Segment, axis: str) -> list[
     return notes
 
 
-def _blocked_effects(pieces, labels, cell: Cell, kinds, verb: str) -> list[str]:
+def _lines(pieces: Mapping[Cell, Piece]) -> tuple[dict[int, list[Cell]], dict[int, list[Cell]]]:
+    rows: dict[int, list[Cell]] = {}
+    cols: dict[int, list[Cell]] = {}
+    for cell in sorted(pieces):
+        rows.setdefault(cell[0], []).append(cell)
+        cols.setdefault(cell[1], []).append(cell)
+    return rows, cols
+
+
+def _blocked_effects(pieces, cell: Cell, effects: Sequence[Cell]) -> list[str]:
+    """Dragons and gold mines on the cell's lines that a mountain keeps from reaching it."""
     notes = []
-    for other in sorted(pieces):
-        if other == cell or pieces[other].kind not in kinds or (other[0] != cell[0] and other[1] != cell[1]):
+    for other in effects:
+        if other == cell or (other[0] != cell[0] and other[1] != cell[1]):
             continue
         mountain = mountain_between(pieces, other, cell)
         if mountain is not None:
             name = "dragon" if pieces[other].kind is PieceKind.DRAGON else "gold mine"
-            notes.append(f"the {name} at {cell_name(other)} would {verb} it but the mountain at {cell_name(mountain)} is in between")
+            notes.append(f"the {name} at {cell_name(other)} would reach it but the mountain at {cell_name(mountain)} is in between")
     return notes
 
 
@@ -175,6 +185,8 @@ def score_poker(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: Ma
                 if cell != mine:
                     doubled.setdefault(cell, (mine, axis))
 
+    effects = sorted(c for c, p in pieces.items() if p.kind in (PieceKind.DRAGON, PieceKind.GOLD_MINE))
+    by_row, by_col = _lines(pieces)
     values: dict[Cell, int] = {}
     why: dict[Cell, str] = {}
     tiles = []
@@ -199,7 +211,7 @@ def score_poker(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: Ma
                                f"for every castle that scores it")
             else:
                 value = piece.value
-            reasons += _blocked_effects(pieces, labels, cell, (PieceKind.DRAGON, PieceKind.GOLD_MINE), "reach")
+            reasons += _blocked_effects(pieces, cell, effects)
         elif kind is PieceKind.HAZARD:
             value = piece.value
             if cell in doubled:
@@ -237,7 +249,8 @@ def score_poker(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: Ma
                                for t in segment.cells if t != cell and pieces[t].kind in VALUED)
             terms.append(line_terms)
             sums.append(sum(values[t] for t in segment.cells))
-        cut = _cut_off(pieces, labels, cell, row_of[cell], "row") + _cut_off(pieces, labels, cell, col_of[cell], "column")
+        cut = (_cut_off(pieces, labels, cell, row_of[cell], by_row[cell[0]])
+               + _cut_off(pieces, labels, cell, col_of[cell], by_col[cell[1]]))
         castles.append(CastleScore(piece.owner, cell, _label(cell, labels, piece), piece.rank, piece.rank, sums[0], sums[1],
                                    (sums[0] + sums[1]) * piece.rank, row_of[cell], col_of[cell], terms[0], terms[1],
                                    tuple(cut)))
@@ -266,6 +279,7 @@ def score_knizia(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: M
         segment_terms[segment] = terms
         segment_value[segment] = sum(t.counts for t in terms.values())
 
+    by_row, by_col = _lines(pieces)
     tiles, warnings = [], []
     for cell in sorted(pieces):
         piece = pieces[cell]
@@ -296,7 +310,8 @@ def score_knizia(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: M
         rank = piece.rank + len(wizards)
         row, column = segment_value[row_of[cell]], segment_value[col_of[cell]]
         notes = tuple(f"the wizard at {cell_name(w)} raises its rank by one" for w in wizards)
-        cut = _cut_off(pieces, labels, cell, row_of[cell], "row") + _cut_off(pieces, labels, cell, col_of[cell], "column")
+        cut = (_cut_off(pieces, labels, cell, row_of[cell], by_row[cell[0]])
+               + _cut_off(pieces, labels, cell, col_of[cell], by_col[cell[1]]))
         castles.append(CastleScore(piece.owner, cell, _label(cell, labels, piece), piece.rank, rank, row, column,
                                    (row + column) * rank, row_of[cell], col_of[cell],
                                    tuple(segment_terms[row_of[cell]].values()),
