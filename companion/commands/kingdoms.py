@@ -22,7 +22,8 @@ def register(subparsers) -> None:
                                 epilog="FILE may be - for standard input.")
     score.add_argument("files", nargs="+", metavar="FILE")
     score.add_argument("--rules", choices=RULE_SETS, default=None, help="rule set (default: the file's, else poker)")
-    score.add_argument("--format", choices=("json", "text"), default="json", dest="output_format")
+    score.add_argument("--format", choices=("json", "text"), default="json", dest="output_format",
+                       help="json: one object per file per line (default); text: the board drawn and explained")
     score.add_argument("--decks", type=int, default=None, help="poker decks mixed (default 2; 3 with 3 players)")
     score.add_argument("--wizard", default=None, metavar="CARD", help="knizia: the card that stands for the wizard")
     score.set_defaults(handler=score_files)

@@ -142,6 +142,16 @@ def score_rows(rows: Any, players: Any, options: Any = None) -> ScoredBoard:
     return ScoredBoard(table, result, opts)
 
 
+def _short(code: str | None) -> str:
+    """A cell drawn in a few characters: ``10♥``, ``BJ``, ``▒`` for face down, ``·`` for empty."""
+    if code is None:
+        return "·"
+    card = Card.parse(code)
+    if card.kind is Kind.STANDARD:
+        return card.pretty
+    return "▒" if card.kind is Kind.BACK else card.code
+
+
 def render_text(board: ScoredBoard, title: str = "") -> str:
     """The board drawn, each castle's reasoning and the notable tiles, for a person to read."""
     score_ = board.score
@@ -149,9 +159,7 @@ def render_text(board: ScoredBoard, title: str = "") -> str:
     if title:
         lines.append(f"{title} — {score_.rules} rules")
     width = len(board.rows[0]) if board.rows else 0
-    cell_text = {(r, c): "·" if code is None else Card.parse(code).pretty.replace("face-down card", "▒")
-                 .replace("big joker", "BJ").replace("small joker", "SJ")
-                 for r, row in enumerate(board.rows, 1) for c, code in enumerate(row, 1)}
+    cell_text = {(r, c): _short(code) for r, row in enumerate(board.rows, 1) for c, code in enumerate(row, 1)}
     lines.append("     " + "".join(f"{c:>6}" for c in range(1, width + 1)))
     for r, row in enumerate(board.rows, 1):
         lines.append(f"{r:>5}" + "".join(f"{cell_text[(r, c)]:>6}" for c in range(1, width + 1)))
