@@ -43,7 +43,7 @@
     if (seen.has(entry.seq)) return;
     seen.add(entry.seq);
     const item = h("li", { value: entry.seq, dataset: { seq: entry.seq } },
-      h("span.who." + entry.source, entry.source === "camera" ? "📷" : "✋"), " ", describe(entry));
+      h("span.who." + entry.source, entry.source === "camera" ? "camera:" : "referee:"), " ", describe(entry));
     $("log").prepend(item);
     while ($("log").children.length > 200) $("log").lastChild.remove();
   }
@@ -60,7 +60,7 @@
       node = h("div", h("p.error", "This screen could not draw the table: " + error.message), Games.generic.render(state, ctx));
     }
     const details = Games.generic.details(state);
-    const open = board.querySelector("details.card-panel")?.open;
+    const open = board.querySelector("details.engine-details")?.open;
     details.open = !!open;
     board.replaceChildren(node, details);
     const session = state.session || {};

@@ -20,8 +20,8 @@ const Cards = (() => {
   function pretty(code) {
     const c = parse(code);
     if (!c) return String(code);
-    if (c.special === "BJ") return "🃏 big";
-    if (c.special === "SJ") return "🃟 small";
+    if (c.special === "BJ") return "Joker★";
+    if (c.special === "SJ") return "joker";
     if (c.special === "BACK") return "▒";
     return c.rank + SYMBOL[c.suit];
   }

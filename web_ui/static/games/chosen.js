@@ -28,7 +28,7 @@
       const turn = state.turn || {};
       const over = state.phase === "over";
       const head = h("section.card-panel",
-        over ? h("h2", "🏆 " + (state.winners || []).join(" and ") + " won")
+        over ? h("h2", "Winner: " + (state.winners || []).join(" and "))
              : h("h2", "Turn " + turn.number + ": " + turn.player + "'s turn"),
         h("p", "Hand-size target ", h("strong.big-number-inline", String(state.hand_target)), " cards · draw pile " + state.draw_pile + " · discard " + state.discard_pile),
         turn.chip_placed_on ? h("p.hint", "Chip placed on " + turn.chip_placed_on + " this turn") : null,

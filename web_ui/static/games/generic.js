@@ -3,6 +3,8 @@
 "use strict";
 (() => {
   const SKIP = new Set(["session"]);
+  // Hands are secret at the table: never drawn, whatever a view carries.
+  const SECRET = new Set(["hand", "hand_known", "hands"]);
 
   function value(v, depth) {
     if (v === null || v === undefined) return h("span.muted", "—");
@@ -13,7 +15,7 @@
       if (v.length === 0) return h("span.muted", "none");
       return h("ol.tree", v.map((x) => h("li", value(x, depth + 1))));
     }
-    return h("dl.tree", Object.entries(v).filter(([k]) => depth > 0 || !SKIP.has(k)).map(([k, x]) => [h("dt", k.replace(/_/g, " ")), h("dd", value(x, depth + 1))]));
+    return h("dl.tree", Object.entries(v).filter(([k]) => !SECRET.has(k) && (depth > 0 || !SKIP.has(k))).map(([k, x]) => [h("dt", k.replace(/_/g, " ")), h("dd", value(x, depth + 1))]));
   }
 
   Games.generic = {
@@ -21,7 +23,7 @@
       return h("section.card-panel", h("h2", "Table state"), value(state, 0));
     },
     details(state) {
-      return h("details.card-panel", h("summary", "Everything the engine reports"), value(state, 0));
+      return h("details.card-panel.engine-details", h("summary", "Everything the engine reports"), value(state, 0));
     },
     templates() { return []; },
   };

@@ -45,7 +45,7 @@
     for (const c of board.cells) occupied[key(c.cell)] = c;
     const scores = castleScores(state, board);
     const colours = Screens.playerColours(state);
-    const grid = h("div.kgrid", { style: "grid-template-columns: repeat(" + (w.right - w.left + 1) + ", 1fr)" });
+    const grid = h("div.kgrid", { style: "--cols:" + (w.right - w.left + 1) + "; grid-template-columns: repeat(" + (w.right - w.left + 1) + ", minmax(0, 1fr))" });
     for (let r = w.top; r <= w.bottom; r++) {
       for (let c = w.left; c <= w.right; c++) {
         const k = key([r, c]);
@@ -195,7 +195,7 @@
     render(state, ctx) {
       const board = state.board;
       const banner = state.finished
-        ? h("h2", "🏆 " + (state.winners || []).join(" and ") + (state.winners && state.winners.length > 1 ? " share the win" : " wins"))
+        ? h("h2", "Winner: " + (state.winners || []).join(" and ") + (state.winners && state.winners.length > 1 ? " share the win" : " wins"))
         : h("h2", "Round " + state.round + " of " + state.rounds + " · " + board.filled + "/30 cards · " + (state.to_act || "") + " to play");
       const warnings = ((state.scores && state.scores.warnings) || []).map((w) => h("p.hint", w));
       const refereeActions = ctx.isReferee() && !state.finished ? h("div.row.wrap",

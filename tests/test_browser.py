@@ -1,0 +1,149 @@
+"""Two phones in headless Chromium: the referee changes the table by tapping, the other sees it live.
+
+Drives Debian's Chromium through Playwright (never ``playwright install``). Screenshots of the screens
+are written to ``$COMPANION_SCREENSHOTS`` when that is set (for looking at them, not for asserting).
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+
+import pytest
+
+from test_web_live import request, running_server
+
+CHROMIUM = "/usr/bin/chromium"
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"no Chromium at {CHROMIUM} (apt install chromium)"),
+]
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def server(tmp_path):
+    with running_server(tmp_path, SSE_MAX_SECONDS=60.0) as (base, app):
+        yield base
+
+
+def shoot(page, name):
+    folder = os.environ.get("COMPANION_SCREENSHOTS")
+    if folder:
+        pathlib.Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(pathlib.Path(folder) / f"{name}.png"), full_page=True)
+
+
+def phone(browser, base):
+    context = browser.new_context(**PHONE, base_url=base)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return page, errors
+
+
+def pick(page, card):
+    page.locator(f"#picker button.pick[data-card='{card}']").click()
+
+
+def test_create_a_kingdoms_table_from_the_start_page_and_keep_it_by_tapping(browser, server):
+    referee, referee_errors = phone(browser, server)
+    referee.goto("/")
+    referee.select_option("#game", "kingdoms")
+    referee.locator(".player-row .pname").nth(0).fill("Ann")
+    referee.locator(".player-row .pname").nth(1).fill("Bo")
+    shoot(referee, "01-start")
+    referee.click("#create")
+    referee.wait_for_url("**/t/*")
+    table_id = referee.url.rsplit("/", 1)[1]
+    assert referee.locator("#message").inner_text().startswith("Your referee PIN is")
+    referee.wait_for_selector("body[data-live='1']")
+    assert referee.locator("#referee-bar").is_visible()
+
+    # A second phone joins by the code and watches, read-only.
+    watcher, watcher_errors = phone(browser, server)
+    watcher.goto("/")
+    watcher.fill("#join-code", table_id.lower())
+    watcher.click("form.join button")
+    watcher.wait_for_url(f"**/t/{table_id}")
+    watcher.wait_for_selector("body[data-live='1']")
+    assert not watcher.locator("#referee-bar").is_visible()
+
+    # The referee taps cells and picks cards; the watcher sees each one arrive.
+    for cell, card in (("6,6", "10H"), ("6,7", "5D"), ("6,8", "KS"), ("7,7", "9S")):
+        referee.locator(f".kcell[data-cell='{cell}']").click()
+        pick(referee, card)
+        watcher.wait_for_selector(f".kcell[data-cell='{cell}'] .pc[data-card='{card}']", timeout=3000)
+    # The dragon (9S) turned the 5D above it face down (in its column); the castle scores shown come from the engine.
+    watcher.wait_for_selector(".kcell[data-cell='6,7'] .pc[data-card='BACK']")
+    watcher.locator(".kcell[data-cell='6,6']").click()
+    detail = watcher.locator("section.detail").inner_text()
+    assert "Ann" in detail and "rank 1" in detail
+    shoot(watcher, "02-kingdoms-watcher")
+
+    # Correct a card (the referee's word wins), then undo and redo it.
+    referee.locator(".kcell[data-cell='6,8']").click()
+    referee.get_by_role("button", name="Correct card").click()
+    pick(referee, "QS")
+    watcher.wait_for_selector(".kcell[data-cell='6,8'] .pc[data-card='QS']")
+    referee.click("#undo")
+    watcher.wait_for_selector(".kcell[data-cell='6,8'] .pc[data-card='KS']")
+    referee.click("#redo")
+    watcher.wait_for_selector(".kcell[data-cell='6,8'] .pc[data-card='QS']")
+    # An illegal placement is refused with the engine's reason and nothing changes.
+    referee.locator(".kcell[data-cell='7,6']").click()
+    pick(referee, "6C")
+    referee.wait_for_selector("#message.error")
+    assert "6" in referee.locator("#message").inner_text()
+    assert watcher.locator(".kcell[data-cell='7,6'] .pc").count() == 0
+    shoot(referee, "03-kingdoms-referee")
+
+    # The watcher cannot change anything: the API refuses without the PIN.
+    status, _ = request(server, "POST", f"/api/tables/{table_id}/events", {"type": "place", "cell": [7, 6], "card": "2H"})
+    assert status == 403
+    assert referee_errors == [] and watcher_errors == []
+
+
+def test_a_phone_that_lost_its_connection_catches_up(browser, server):
+    _, table = request(server, "POST", "/api/tables", {"game": "kingdoms", "players": [
+        {"name": "Ann", "suits": ["H", "D"], "colour": "#dc2626"}, {"name": "Bo", "suits": ["S", "C"], "colour": "#1f2937"}]})
+    watcher, errors = phone(browser, server)
+    watcher.goto(f"/t/{table['id']}")
+    watcher.wait_for_selector("body[data-live='1']")
+    watcher.context.set_offline(True)
+    pin = {"X-Referee-Pin": table["pin"]}
+    for cell, card in (([6, 6], "JH"), ([6, 7], "3H"), ([5, 6], "4D")):
+        assert request(server, "POST", f"/api/tables/{table['id']}/events", {"type": "place", "cell": cell, "card": card}, pin)[0] == 201
+    watcher.context.set_offline(False)
+    watcher.wait_for_selector(".kcell[data-cell='5,6'] .pc[data-card='4D']", timeout=15000)
+    assert watcher.locator("body").get_attribute("data-seq") == "3"
+    # Each change appears once in the log.
+    assert sorted(int(v) for v in watcher.locator("#log li").evaluate_all("items => items.map(i => i.dataset.seq)")) == [1, 2, 3]
+    assert errors == []
+
+
+def test_the_chosen_screen(browser, server):
+    _, table = request(server, "POST", "/api/tables", {"game": "chosen", "players": [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}]})
+    page, errors = phone(browser, server)
+    page.goto(f"/t/{table['id']}")
+    page.evaluate(f"localStorage.setItem('companion-pin:{table['id']}', '{table['pin']}')")
+    page.reload()
+    page.wait_for_selector("body[data-live='1']")
+    assert "Ann's turn" in page.locator("#board").inner_text()
+    page.locator(".player[data-player='Bo'] button", has_text="chip here").click()
+    page.wait_for_selector("body[data-seq='1']")
+    page.get_by_role("button", name="end turn").click()
+    page.wait_for_selector("body[data-seq='2']")
+    assert "Bo's turn" in page.locator("#board").inner_text()
+    shoot(page, "04-chosen")
+    assert errors == []
