@@ -463,3 +463,12 @@ def test_replay_and_undo_match_step_by_step_play():
 def test_view_is_json_ready():
     json.dumps(ENGINE.view(sent_game()))
     json.dumps(ENGINE.referee_view(sent_game()))
+
+
+def test_one_event_cannot_take_the_same_single_card_twice_from_an_unknown_hand():
+    # Found by the property test: two unknown cards of one hand must not both become the only 5H.
+    state = ENGINE.new_game({"players": ["Ann", "Bob"], "seed": None, "options": {"second_deck": "never"}})
+    state = play(state, {"type": "chip", "onto": "Ann"}, END, END)
+    refused(state, {"type": "send", "card": "QH", "medicine": ["5H", "5H"]}, "does not hold 5H")
+    sent = play(state, {"type": "send", "card": "QH", "medicine": ["5H", "6H"]})
+    assert sent.mat[0].medicine == ("5H", "6H")

@@ -126,6 +126,8 @@ class _Table:
         self.next_id = state.next_id
         self.reshuffles = state.reshuffles
         self.log = list(state.log)
+        # Cards taken from hands by the event being applied, not yet placed: they still count as known.
+        self.taken: Counter = Counter()
 
     def freeze(self) -> State:
         return replace(self.state, draw=tuple(self.draw), hands=tuple(tuple(h) for h in self.hands),
@@ -156,9 +158,11 @@ class _Table:
         hand = self.hands[player]
         if code in hand:
             hand.remove(code)
+            self.taken[code] += 1
             return
-        if None in hand and self.known_counts()[code] < composition(self.state.decks)[code]:
+        if None in hand and self.known_counts()[code] + self.taken[code] < composition(self.state.decks)[code]:
             hand.remove(None)
+            self.taken[code] += 1
             return
         raise IllegalEvent(f"{self.name(player)} does not hold {code}")
 
