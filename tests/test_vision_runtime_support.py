@@ -53,8 +53,8 @@ def build_dummy_weights(out: Path) -> Path:
         _calibrate_batch_norm(network, size)
     for level in detector.model[-1].cv3:
         with torch.no_grad():
-            torch.nn.init.normal_(level[-1].weight, 0.0, 0.3)
-            level[-1].bias.fill_(-1.0)
+            torch.nn.init.normal_(level[-1].weight, 0.0, 0.1)
+            level[-1].bias.fill_(-3.0)
     out.mkdir(parents=True, exist_ok=True)
     for network, yaml, imgsz, name in ((detector, "yolo11n.yaml", 640, "detector.onnx"),
                                        (classifier, "yolo11n-cls.yaml", 64, "classifier.onnx")):
