@@ -147,3 +147,27 @@ def test_the_chosen_screen(browser, server):
     assert "Bo's turn" in page.locator("#board").inner_text()
     shoot(page, "04-chosen")
     assert errors == []
+
+
+def test_the_dungeon_screen_shows_the_doubling_and_the_fight(browser, server):
+    _, table = request(server, "POST", "/api/tables", {"game": "dungeon", "players": ["Ann", "Bob", "Cy"]})
+    pin = {"X-Referee-Pin": table["pin"]}
+    for event in ({"type": "choose_guild", "player": "Ann", "guild": "S"}, {"type": "choose_guild", "player": "Bob", "guild": "C"},
+                  {"type": "choose_guild", "player": "Cy", "guild": "D"}, {"type": "reveal", "card": "3S"},
+                  {"type": "commit", "player": "Ann", "card": "5S"}, {"type": "commit", "player": "Bob", "card": "2D"},
+                  {"type": "commit", "player": "Cy", "card": "4C"}, {"type": "resolve"}):
+        assert request(server, "POST", f"/api/tables/{table['id']}/events", event, pin)[0] == 201
+    page, errors = phone(browser, server)
+    page.goto(f"/t/{table['id']}")
+    page.wait_for_selector("body[data-live='1']")
+    assert page.locator(".doubling").get_attribute("data-multiplier") == "3"  # the 3♠ waits as the marker
+    for event in ({"type": "reveal", "card": "9D"}, {"type": "reveal", "card": "2C"}, {"type": "commit", "player": "Ann", "card": "JS"}):
+        request(server, "POST", f"/api/tables/{table['id']}/events", event, pin)
+    page.wait_for_selector("body[data-seq='11']")
+    text = page.locator(".battlefield").inner_text()
+    assert "29" in text and "11" in text  # 9♦ × 3 + the friend 2♣ against Ann's J♠
+    assert page.locator(".doubling").get_attribute("data-multiplier") == "3"
+    board = page.locator("#board").inner_text()
+    assert "Swordsmen" in board and "27" in board
+    shoot(page, "05-dungeon")
+    assert errors == []

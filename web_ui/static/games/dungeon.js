@@ -15,12 +15,16 @@
   function doubling(state) {
     const marker = state.marker;
     const battle = state.battlefield;
-    const applied = battle && battle.multiplier && battle.multiplier.marker;
-    return h("section.card-panel.doubling", { dataset: { multiplier: marker ? marker.multiplier : 1 } },
+    const applied = battle && battle.multiplier && battle.multiplier.marker ? battle.multiplier : null;
+    // The big number is what multiplies an enemy: the marker waiting for the next one, or, once used,
+    // the factor this fight's enemy carries.
+    const factor = marker ? marker.multiplier : applied ? applied.value : 1;
+    return h("section.card-panel.doubling", { dataset: { multiplier: factor } },
       h("h2", "Doubling counter"),
-      h("div.row", h("span.big-number", "×" + (marker ? marker.multiplier : 1)), marker ? Cards.el(marker.card) : null),
-      h("p", marker ? marker.text : "No marker waits: the next enemy fights at its printed level."),
-      applied ? h("p.hint", battle.multiplier.text) : null);
+      h("div.row", h("span.big-number", "×" + factor), marker ? Cards.el(marker.card) : applied ? Cards.el(applied.marker) : null,
+        h("span.hint", marker ? " waiting for the next enemy" : applied ? " applied to this enemy" : " no marker")),
+      h("p", marker ? marker.text : applied ? applied.text + "; the marker is used up." : "No marker waits: the next enemy fights at its printed level."),
+      marker && applied ? h("p.hint", "This fight: " + applied.text) : null);
   }
 
   function battlefield(state, ctx) {
