@@ -416,3 +416,4 @@ def test_view_is_json_and_explains_the_current_board():
     assert len(view["explanations"]["tiles"]) == 30
     assert view["board"]["rows"] == GOLDEN["board_as_the_camera_sees_it"]
     assert view["board"]["origin"] == [3, 3] and view["board"]["cells"][0]["grid_cell"] == [1, 1]
+    assert view["board"]["territory_left"] == 0 and ENGINE.view(new())["board"]["territory_left"] == 22

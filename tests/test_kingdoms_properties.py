@@ -105,3 +105,13 @@ def test_every_castle_total_is_row_plus_column_times_rank(board):
     for rules in ("poker", "knizia"):
         for castle in per_castle(board, rules).values():
             assert castle["total"] == (castle["row"] + castle["column"]) * castle["rank"]
+
+
+@FAST
+@given(boards(full=False, without=("SJ",)), st.sampled_from([0, 4]), st.integers(0, 5), RULES)
+def test_a_mountain_in_an_empty_edge_row_changes_nothing(board, row, col, rules):
+    # Its column's cards all lie on one side of it, so it splits no segment.
+    board[row] = [None] * 6
+    with_mountain = [list(line) for line in board]
+    with_mountain[row][col] = "SJ"
+    assert per_castle(with_mountain, rules) == per_castle(board, rules)

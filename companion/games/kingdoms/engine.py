@@ -18,10 +18,11 @@ from companion.games.kingdoms.board import copies_problem, labels_for
 from companion.games.kingdoms.grid import (CELLS_IN_GRID, Cell, bounding_box, describe_extent, dragon_reaching, extent,
                                            fits, fixed_orientation)
 from companion.games.kingdoms.options import OPTION_HELP, Options
-from companion.games.kingdoms.pieces import FACE_DOWN_PIECE, IllegalCard, Piece, PieceKind, Seating, piece_for
+from companion.games.kingdoms.pieces import FACE_DOWN_PIECE, TERRITORY_PILE, Piece, PieceKind, Seating, piece_for
 from companion.games.kingdoms.scoring import BoardScore, score
 
 CANVAS = 11
+TERRITORY_CARDS = sum(TERRITORY_PILE.values())
 EVENT_TYPES = ("place", "remove", "replace", "turn_down", "score_round", "set_turn")
 
 
@@ -345,6 +346,9 @@ class KingdomsEngine:
                           for (r, c), t in sorted(tiles.items())],
                 "rows": [list(row) for row in _rows(tiles)],
                 "open_cells": open_cells,
+                # What is still in the territory pile and the players' hands this round.
+                "territory_left": TERRITORY_CARDS + (1 if state.options.wizard else 0)
+                - sum(1 for p in pieces.values() if not p.is_castle),
             },
             "scores": current.to_json(),
             "scores_of": scores_of,
