@@ -476,7 +476,7 @@ def _reveal(g: _Game, e: Mapping) -> None:
     g.w["encounter"] = {
         "revealer": revealer, "card": card, "kind": what, "multiplier": 1, "multiplied_by": None,
         "friends": [], "extra_prizes": [], "commits": [], "contenders": g.clockwise_from(revealer), "round": 1,
-        "passed": [], "negotiable": True, "trap": None, "hand_trap": None, "friend_reveals_left": 0,
+        "passed": [], "entered": [], "negotiable": True, "trap": None, "hand_trap": None, "friend_reveals_left": 0,
         "primary_destroyed": False, "card_gone": False,
     }
     enc = g.enc
@@ -671,17 +671,28 @@ def _commit(g: _Game, e: Mapping) -> None:
             raise IllegalEvent(f"{g.name(p)} is not in this contest")
     elif p in enc["passed"]:
         raise IllegalEvent(f"{g.name(p)} passed")
-    if any(c["player"] == p and c["round"] == enc["round"] for c in enc["commits"]):
+    if [p, enc["round"]] in enc["entered"]:
         raise IllegalEvent(f"{g.name(p)} already committed" + (" in this round" if enc["round"] > 1 else ""))
     card = g.card(e) if e.get("card") is not None else None
     if card is not None:
         _check_commit_kind(g, card)
         g.take_from_hand(p, card)
     else:
+        _check_could_commit(g, p)
         g.put_facedown(p)
     enc["commits"].append({"player": p, "card": card, "side": "players", "round": enc["round"]})
+    enc["entered"].append([p, enc["round"]])
     enc["negotiable"] = False
     g.say(f"{g.name(p)} commits " + (pretty(card) if card else "a card face down") + ".")
+
+
+def _check_could_commit(g: _Game, p: int) -> None:
+    """A face-down commit from a hand the referee fully knows must be a card that could be turned up."""
+    player = g.players[p]
+    needs_mercenary = g.w["phase"] == "fight" or g.enc["round"] > 1
+    possible = list(player["known"]) + (sorted(g.w["unseen"]) if g.unknown_part(p) > 0 else [])
+    if not any(kind(c) == MERCENARY if needs_mercenary else kind(c) != TREASURE for c in possible):
+        raise IllegalEvent(f"{g.name(p)} holds no " + ("mercenary" if needs_mercenary else "non-treasure card"))
 
 
 def _check_commit_kind(g: _Game, card: str) -> None:
@@ -717,7 +728,7 @@ def _pass(g: _Game, e: Mapping) -> None:
     _no_hand_trap(g)
     enc = g.enc
     p = g.active_player(e)
-    if any(c["player"] == p and c["round"] == enc["round"] for c in enc["commits"]):
+    if [p, enc["round"]] in enc["entered"]:
         raise IllegalEvent(f"{g.name(p)} already committed")
     known = g.players[p]["known"] if g.hand_fully_known(p) else None
     if g.w["phase"] == "prize":
@@ -791,6 +802,10 @@ def _play_trap(g: _Game, e: Mapping) -> None:
     if kind(card) != TRAP:
         raise IllegalEvent(f"{pretty(card)} is not a trap (a joker)")
     g.take_from_hand(p, card)
+    player = g.players[p]
+    if player["hand_count"] < 1 or (player["hand_count"] == len(player["known"])
+                                    and not any(level(c) is not None for c in player["known"])):
+        raise IllegalEvent(f"{g.name(p)} needs a numbered card to put on the trap")
     g.enc["hand_trap"] = {"player": p, "trap": card, "card": None, "placed": False, "calls": {}}
     g.say(f"{g.name(p)} plays the trap {pretty(card)} from hand and puts a numbered card face down on it.")
 
@@ -883,6 +898,8 @@ def _thief_swap(g: _Game, e: Mapping) -> None:
     p = g.active_player(e)
     if enc["kind"] != SCROLL or enc["card_gone"]:
         raise IllegalEvent("the Thieves' swap needs a revealed scroll")
+    if not enc["negotiable"]:
+        raise IllegalEvent("the Thieves' swap comes when the scroll is revealed, before the contest")
     if g.players[p]["guild"] != "C":
         raise IllegalEvent(f"{g.name(p)} is not a Thief")
     card = g.card(e)
@@ -952,8 +969,7 @@ def _has_black(g: _Game, p: int) -> bool:
 
 def _resolve_contest(g: _Game) -> None:
     enc = g.enc
-    waiting = [q for q in enc["contenders"]
-               if not any(c["player"] == q and c["round"] == enc["round"] for c in enc["commits"])]
+    waiting = [q for q in enc["contenders"] if [q, enc["round"]] not in enc["entered"]]
     if waiting:
         raise IllegalEvent(f"still to commit or pass: {', '.join(g.name(q) for q in waiting)}")
     prize = enc["card"]
@@ -1023,7 +1039,7 @@ def _top_contributor(g: _Game, contributions: dict[int, int]) -> tuple[int, str]
 
 def _resolve_fight(g: _Game) -> None:
     enc = g.enc
-    waiting = [q for q in g.active() if q not in enc["passed"] and not any(c["player"] == q for c in enc["commits"])]
+    waiting = [q for q in g.active() if q not in enc["passed"] and [q, 1] not in enc["entered"]]
     if waiting:
         raise IllegalEvent(f"still to commit a mercenary: {', '.join(g.name(q) for q in waiting)}")
     enemy, text = _enemy_power(g)
