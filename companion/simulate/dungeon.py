@@ -250,6 +250,9 @@ def _fight_step(state, view, bf, bots, hands, active, apply, current, encounters
     apply({"type": "resolve"})
 
 
+BUCKETS = ("<=5", "<=10", "<=15", "<=20", "<=26", ">=27")
+
+
 def _bucket(power: int) -> str:
     for high in (5, 10, 15, 20, 26):
         if power <= high:
@@ -293,7 +296,8 @@ def summarize(records: list[dict]) -> dict:
                         "median": statistics.median(powers) if powers else None,
                         "p90": powers[int(0.9 * (len(powers) - 1))] if powers else None,
                         "max": powers[-1] if powers else None,
-                        "histogram": dict(sorted(Counter(_bucket(p) for p in powers).items()))},
+                        "histogram": {label: count for label in BUCKETS
+                                      if (count := sum(1 for p in powers if _bucket(p) == label))}},
         "table_cannot_win_share": rate(hopeless, len(fights)),
         "fights_won_share": rate(sum(1 for f in fights if f["won"]), len(fights)),
         "multiplied_fights": {"count": len(multiplied), "won_share": rate(sum(f["won"] for f in multiplied), len(multiplied))},
