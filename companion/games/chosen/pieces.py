@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 
 from companion.cards import STANDARD_CARDS, Card, InvalidCardError, Kind
 
@@ -13,6 +14,7 @@ CHOSEN = "chosen"
 ONE_DECK: tuple[str, ...] = tuple(card.code for card in STANDARD_CARDS if card.rank != 13) + ("BJ", "SJ")
 
 
+@lru_cache(maxsize=256)
 def role(code: str) -> str:
     """``medicine`` (red A-10), ``radiation`` (black A-10) or ``chosen`` (J, Q, jokers)."""
     card = Card.parse(code)
@@ -31,6 +33,11 @@ def normalise(code: object) -> str:
     """The canonical code of a card of this game; InvalidCardError for anything else."""
     if not isinstance(code, str):
         raise InvalidCardError(f"a card code must be text, got {code!r}")
+    return _normalise(code)
+
+
+@lru_cache(maxsize=512)
+def _normalise(code: str) -> str:
     card = Card.parse(code)
     role(card.code)
     return card.code
@@ -41,6 +48,7 @@ def deck_for(decks: int) -> tuple[str, ...]:
 
 
 def composition(decks: int) -> Counter:
+    """A fresh (mutable) count of each card in ``decks`` decks."""
     return Counter(deck_for(decks))
 
 
