@@ -104,3 +104,29 @@ def test_usage_errors(capsys):
         main(["kingdoms", "score"])
     with pytest.raises(SystemExit):
         main(["kingdoms", "score", "x.json", "--rules", "chess"])
+
+
+SCENARIOS = sorted((pathlib.Path(__file__).parent / "kingdoms_boards" / "scenarios").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_scenario_files_replay_as_expected(path, capsys):
+    assert main(["kingdoms", "replay", str(path), "--format", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["expectations_failed"] == []
+
+
+def test_replay_reports_failed_expectations_and_bad_files(tmp_path, capsys):
+    scenario = json.loads(SCENARIOS[0].read_text())
+    scenario["expect"] = {"round_scores": [{"black": 51, "red": 53}]} if "round_scores" in scenario["expect"] \
+        else {"scores": {"totals": {"red": 999}}}
+    wrong = write(tmp_path, "wrong.json", scenario)
+    assert main(["kingdoms", "replay", wrong]) == 1
+    assert "EXPECTATION FAILED" in capsys.readouterr().out
+    refused = write(tmp_path, "refused.json", {"setup": {"players": ["a", "b"]}, "events": [{"type": "place", "cell": [6, 6], "card": "3C"}]})
+    assert main(["kingdoms", "replay", refused]) == 1
+    assert "event 1 was refused" in capsys.readouterr().out
+    bad_setup = write(tmp_path, "setup.json", {"setup": {"players": ["a"]}, "events": []})
+    assert main(["kingdoms", "replay", bad_setup, write(tmp_path, "x.json", "[")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert "2 to 4" in err[0] and "not JSON" in err[1]

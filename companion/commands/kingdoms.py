@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import sys
 
-from companion.games.kingdoms import render_text, score_rows
+from companion.games.kingdoms import ENGINE, render_text, score_rows
+from companion.games.kingdoms.scenario import run
 from companion.games.kingdoms.options import RULE_SETS
 
 
@@ -27,6 +28,12 @@ def register(subparsers) -> None:
     score.add_argument("--decks", type=int, default=None, help="poker decks mixed (default 2; 3 with 3 players)")
     score.add_argument("--wizard", default=None, metavar="CARD", help="knizia: the card that stands for the wizard")
     score.set_defaults(handler=score_files)
+    replay = commands.add_parser("replay", help="replay a game scenario (setup, events, expect)",
+                                 description="Replay a Kingdoms scenario through the referee, print the table and "
+                                             "check its 'expect' block (exit status 1 when an expectation fails).")
+    replay.add_argument("files", nargs="+", metavar="FILE")
+    replay.add_argument("--format", choices=("json", "text"), default="text", dest="output_format")
+    replay.set_defaults(handler=replay_files)
 
 
 def _read(path: str) -> str:
@@ -76,3 +83,49 @@ def score_files(args) -> int:
             print(render_text(board, path))
             print()
     return 2 if failed else 0
+
+
+def _replay_text(path: str, view: dict, result) -> str:
+    lines = [f"{path}: {result.applied} event(s) applied"]
+    for entry in view["results"]:
+        lines.append(f"round {entry['round']}: " + ", ".join(f"{n} {t}" for n, t in entry["totals"].items()))
+        lines.extend(f"  {text}" for text in entry["explanations"]["castles"])
+    if view["board"]["cells"]:
+        lines.append(f"round {view['round']} in play, {view['board']['filled']} card(s) on the grid:")
+        lines.extend("  " + " ".join(f"{code or '.':>4}" for code in row) for row in view["board"]["rows"])
+    lines.append("supplies: " + "; ".join(f"{name} " + " ".join(f"r{rank}×{count}" for rank, count in supply.items())
+                                          for name, supply in view["supplies"].items()))
+    lines.append("totals: " + ", ".join(f"{n} {t}" for n, t in view["totals"].items())
+                 + (f"; winner(s): {', '.join(view['winners'])}" if view["winners"] else ""))
+    if result.refused:
+        lines.append(f"refused event {result.refused['event']}: {result.refused['message']}")
+    lines.extend(f"EXPECTATION FAILED: {failure}" for failure in result.failures)
+    return "\n".join(lines)
+
+
+def replay_files(args) -> int:
+    status = 0
+    for path in args.files:
+        try:
+            scenario = json.loads(_read(path))
+            result = run(scenario)
+        except json.JSONDecodeError as error:
+            print(f"companion: error: {path}: not JSON ({error.msg} at line {error.lineno})", file=sys.stderr)
+            status = 2
+            continue
+        except (ValueError, OSError) as error:
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+            print(f"companion: error: {path}: {reason}", file=sys.stderr)
+            status = 2
+            continue
+        view = ENGINE.view(result.state)
+        if args.output_format == "json":
+            print(json.dumps({"file": path, "scenario": scenario.get("name"), "applied": result.applied,
+                              "refused": result.refused, "expectations_failed": list(result.failures), "view": view},
+                             ensure_ascii=False))
+        else:
+            print(_replay_text(path, view, result))
+            print()
+        if result.failures and status == 0:
+            status = 1
+    return status
