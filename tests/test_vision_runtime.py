@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from companion.cards import Card
 from companion.vision import Detections, IndexReading, check_frame, decode_image, group_cards, load_image
 from companion.vision.decode import decode_yolo, nms
-from companion.vision.detector import best_rotation, classifier_crop, crops_to_batch, expand_box, rotations_of
+from companion.vision.detector import best_rotation, classifier_crop, crops_to_batch, rotations_of
 from companion.vision.evaluation import (
     LabelledBox, TruthCard, _parse_names, evaluate_folder, group_truth, holdout_rule, read_labels, score_image, summarise,
 )
@@ -267,11 +267,25 @@ def test_corner_span_constant_matches_the_card_layout_used_here_roughly():
 # ---------------------------------------------------------------- classifier plumbing
 
 
-def test_expanded_crop_box_grows_ten_percent_each_side_and_stays_in_the_frame():
-    assert expand_box((100, 100, 200, 150), 0.10, (720, 1280)) == (90, 95, 210, 155)
-    assert expand_box((0, 0, 20, 20), 0.10, (720, 1280))[:2] == (0, 0)
-    left, top, right, bottom = expand_box((1279, 719, 1280, 720), 0.10, (720, 1280))
-    assert right > left and bottom > top and right <= 1281
+def test_classifier_crop_grows_the_box_and_repeats_edges_off_the_frame():
+    frame = np.zeros((100, 100, 3), np.uint8)
+    frame[40:60, 40:60] = 200
+    # The box is the bright square; with 10 % growth each side the square fills the middle 20/24 of the crop.
+    crop = classifier_crop(frame, (40, 40, 60, 60), 24, 0.10)
+    assert crop[4:20, 4:20].min() == 200 and crop[0, 0].max() == 0
+    frame[:, :5] = 90  # a stripe along the left edge: a box at the edge must repeat it, not shift the crop
+    edge = classifier_crop(frame, (0, 10, 20, 30), 24, 0.10)
+    assert edge[:, 0].min() == 90 and edge[:, -1].max() == 0
+    with pytest.raises(ValueError, match="empty box"):
+        classifier_crop(frame, (5, 5, 5, 9), 24, 0.1)
+
+
+def test_classifier_crop_is_the_training_crop():
+    synth = pytest.importorskip("vision_models.synth")
+    rng = np.random.default_rng(8)
+    frame = rng.integers(0, 255, (300, 400, 3), dtype=np.uint8)
+    for box in [(10.3, 20.7, 60.2, 90.9), (350.5, 250.1, 399.0, 299.5), (-5.0, -3.0, 30.0, 44.0), (100, 100, 300, 290)]:
+        assert np.array_equal(classifier_crop(frame, box, 64, 0.10), synth.crop_box(frame, box, 0.10, 64))
 
 
 def test_classifier_crop_is_square_and_rotations_turn_clockwise():

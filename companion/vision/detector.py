@@ -33,23 +33,24 @@ class FrameReading:
     backs: list[tuple[tuple[float, float, float, float], float]] = field(default_factory=list)
 
 
-def expand_box(box, fraction: float, frame_shape: tuple[int, int]) -> tuple[int, int, int, int]:
-    """Grow a box by ``fraction`` of its width/height on each side, clipped to the frame; integer pixels."""
-    x1, y1, x2, y2 = (float(v) for v in box)
-    dx, dy = (x2 - x1) * fraction, (y2 - y1) * fraction
-    height, width = frame_shape[:2]
-    left = int(min(max(0, np.floor(x1 - dx)), width - 1))
-    top = int(min(max(0, np.floor(y1 - dy)), height - 1))
-    right, bottom = int(min(width, np.ceil(x2 + dx))), int(min(height, np.ceil(y2 + dy)))
-    return left, top, max(right, left + 1), max(bottom, top + 1)
-
-
 def classifier_crop(frame: np.ndarray, box, size: int, expand: float) -> np.ndarray:
-    """The classifier's view of one index: expanded box, stretched to size×size (BGR uint8)."""
-    left, top, right, bottom = expand_box(box, expand, frame.shape)
-    crop = frame[top:bottom, left:right]
-    shrinking = crop.shape[0] > size or crop.shape[1] > size
-    return cv2.resize(crop, (size, size), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR)
+    """The classifier's view of one index (BGR uint8, size×size), made exactly as its training crops were.
+
+    The box grows by ``expand`` of its width/height on each side and is stretched to a square by one
+    affine map; parts running off the frame repeat the edge pixels rather than shifting the crop
+    (the same sampling as ``vision_models.synth.crop_box``, which cut every training crop).
+    """
+    x1, y1, x2, y2 = (float(v) for v in box)
+    width, height = x2 - x1, y2 - y1
+    if width <= 0 or height <= 0:
+        raise ValueError(f"cannot crop an empty box {box}")
+    x1, x2 = x1 - expand * width, x2 + expand * width
+    y1, y2 = y1 - expand * height, y2 + expand * height
+    source = np.array([[x1, y1], [x2, y1], [x1, y2]], np.float32)
+    target = np.array([[0, 0], [size, 0], [0, size]], np.float32)
+    matrix = cv2.getAffineTransform(source, target)
+    return cv2.warpAffine(frame, matrix, (size, size), flags=cv2.INTER_AREA if width > size else cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
 
 
 def rotations_of(crop: np.ndarray) -> list[np.ndarray]:
