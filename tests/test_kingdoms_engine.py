@@ -290,8 +290,21 @@ def test_turn_down_events_without_auto_turn_down():
         ENGINE.apply(state, {"type": "turn_down", "cell": [1, 1]})
     down = ENGINE.apply(state, {"type": "turn_down", "cell": [6, 5]})
     assert cell_view(down, (6, 5))["code"] == "BACK"
-    with pytest.raises(IllegalEvent, match="already face down"):
-        ENGINE.apply(down, {"type": "turn_down", "cell": [6, 5]})
+    again = ENGINE.apply(down, {"type": "turn_down", "cell": [6, 5]})   # already down: the table agrees
+    assert again.board == down.board and len(again.log) == len(down.log) + 1
+    mine = place(down, (5, 6), "BJ")
+    assert cell_view(mine, (5, 6))["face_down"] is False              # only resources turn by themselves
+    mine = ENGINE.apply(mine, {"type": "turn_down", "cell": [5, 6]})
+    assert cell_view(mine, (5, 6))["code"] == "BACK" and cell_view(mine, (5, 6))["card"] == "BJ"
+    freed = ENGINE.apply(mine, {"type": "remove", "cell": [6, 6]})
+    assert cell_view(freed, (5, 6))["code"] == "BJ" and cell_view(freed, (6, 5))["code"] == "5H"
+
+
+def test_turn_down_confirms_what_auto_turn_down_did():
+    state = place(place(new(), (6, 6), "9S"), (6, 5), "5H")
+    assert cell_view(state, (6, 5))["face_down"] is True
+    confirmed = ENGINE.apply(state, {"type": "turn_down", "cell": [6, 5]})
+    assert confirmed.board == state.board
 
 
 def test_knizia_scoring_remembers_a_face_down_card():

@@ -23,6 +23,8 @@ from companion.games.kingdoms.scoring import BoardScore, score
 
 CANVAS = 11
 TERRITORY_CARDS = sum(TERRITORY_PILE.values())
+# What the table turns face down in a dragon's lines: resources, and the gold mine the dragon cancels.
+TURNABLE = (PieceKind.RESOURCE, PieceKind.GOLD_MINE)
 EVENT_TYPES = ("place", "remove", "replace", "turn_down", "score_round", "set_turn")
 
 
@@ -189,15 +191,18 @@ class KingdomsEngine:
         cell = _cell(event)
         tiles = state.tiles
         tile = _occupied(tiles, cell)
+        logged = {"type": "turn_down", "cell": list(cell)}
         if tile.face_down or tile.card is None:
-            raise IllegalEvent(f"the card at {_show(cell)} is already face down")
+            # Already down (auto_turn_down did it, or it was placed face down): the table agrees with us.
+            return state, logged
         piece = self._piece(state, tile.card)
-        if piece.kind is not PieceKind.RESOURCE:
-            raise IllegalEvent(f"only resources (red A-6) are turned face down; {tile.card.code} is the {piece.label}")
+        if piece.kind not in TURNABLE:
+            raise IllegalEvent(f"only resources (red A-6) and a cancelled gold mine are turned face down; "
+                               f"{tile.card.code} is the {piece.label}")
         if dragon_reaching(self._pieces(state, tiles), cell) is None:
             raise IllegalEvent(f"{tile.card.code} at {_show(cell)} is in no dragon's lines: it stays face up")
         tiles[cell] = replace(tile, face_down=True)
-        return replace(state, board=_freeze(tiles)), {"type": "turn_down", "cell": list(cell)}
+        return replace(state, board=_freeze(tiles)), logged
 
     def _score_round(self, state: KingdomsState, event: Mapping[str, Any]):
         filled = len(state.board)
@@ -256,15 +261,16 @@ class KingdomsEngine:
         return Tile(card, False, placer)
 
     def _settle(self, state: KingdomsState, tiles: dict[Cell, Tile]) -> dict[Cell, Tile]:
-        """Resources in a dragon's lines lie face down (with auto_turn_down); any other known card face up."""
+        """Resources in a dragon's lines lie face down (with auto_turn_down); a known card no dragon reaches, face up."""
         pieces = self._pieces(state, tiles)
         for cell, tile in list(tiles.items()):
-            if tile.card is None or pieces[cell].kind is not PieceKind.RESOURCE:
+            if tile.card is None or pieces[cell].kind not in TURNABLE:
                 continue
             in_lines = dragon_reaching(pieces, cell) is not None
             if tile.face_down and not in_lines:
                 tiles[cell] = replace(tile, face_down=False)
-            elif not tile.face_down and in_lines and state.options.auto_turn_down:
+            elif (not tile.face_down and in_lines and state.options.auto_turn_down
+                  and pieces[cell].kind is PieceKind.RESOURCE):
                 tiles[cell] = replace(tile, face_down=True)
         return tiles
 
