@@ -82,3 +82,11 @@ def test_cli_replay_bad_files_give_one_clean_error(tmp_path, capsys):
     illegal.write_text(json.dumps({"players": ["Ann", "Bob"], "events": [{"type": "resolve"}]}))
     assert main(["dungeon", "replay", str(illegal)]) == 2
     assert "event 1 (resolve)" in capsys.readouterr().err
+
+
+def test_the_documented_example_scenario_runs():
+    text = (FOLDER.parents[1] / "dungeon.md").read_text(encoding="utf-8")
+    block = text.split("```json\n{\n  \"name\"", 1)[1].split("```", 1)[0]
+    scenario = json.loads("{\n  \"name\"" + block)
+    result = run(scenario)
+    assert result.failures == [] and result.error is None
