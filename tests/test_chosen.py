@@ -472,3 +472,46 @@ def test_one_event_cannot_take_the_same_single_card_twice_from_an_unknown_hand()
     refused(state, {"type": "send", "card": "QH", "medicine": ["5H", "5H"]}, "does not hold 5H")
     sent = play(state, {"type": "send", "card": "QH", "medicine": ["5H", "6H"]})
     assert sent.mat[0].medicine == ("5H", "6H")
+
+
+def test_strict_order_refuses_sending_after_playing_cards():
+    state = play(sent_game({"step_order": "strict", "sends_per_turn": 2}),
+                 {"type": "play", "card": "4D", "chosen": 1})
+    refused(state, {"type": "send", "card": "QH"}, "strict")
+
+
+def test_both_piles_empty_the_player_draws_what_there_is():
+    state = ENGINE.new_game(setup())
+    state = play(state, {"type": "set_hand_size", "player": "Bob", "size": len(state.hands[1]) + len(state.draw)})
+    assert state.draw == () and state.discard == ()
+    state = play(state, {"type": "chip", "onto": "Bob", "card": "3H"}, END, END)
+    assert len(state.hands[0]) == 2 and "Ann draws 0 (only 0 left)" in state.log[-1]
+
+
+# Every ruling of view()["rulings"] and the test(s) that pin it down.
+RULING_TESTS = {
+    "hidden-faces": [test_view_never_leaks_hidden_faces_but_referee_view_knows_them],
+    "second-deck": [test_second_deck_ruling],
+    "automatic-draw": [test_initial_deal_and_first_draw, test_no_draw_when_already_holding_the_target],
+    "step-order": [test_strict_step_order_option, test_strict_order_refuses_sending_after_playing_cards],
+    "one-chip": [test_one_chip_per_turn],
+    "one-send": [test_one_send_per_turn_and_its_option],
+    "carry-one": [test_carry_one_ruling_and_its_option],
+    "send-stack": [test_only_medicine_is_stacked_on_a_sent_chosen],
+    "carried-fixed": [test_carried_chips_are_fixed_new_chips_stay_in_the_area],
+    "other-limit": [test_one_card_per_turn_on_each_other_players_chosen, test_per_player_limit_option,
+                    test_any_number_of_cards_on_your_own_chosen],
+    "number-cards-only": [test_chosen_cards_cannot_be_played_onto_chosen,
+                          test_medicine_and_radiation_cancel_one_for_one_into_the_discard],
+    "move-new": [test_move_sent_this_turn_option],
+    "shot-unturned": [test_radiation_on_the_chosen_shoots_it_with_chips_unturned],
+    "score-chips": [test_verdict_passes_when_medicine_covers_radiated_chips, test_scored_chips_discard_option],
+    "win-immediately": [test_win_at_target_ends_the_game, test_team_needs_members_times_target],
+    "empty-piles": [test_empty_draw_pile_is_refilled_from_the_discard_pile,
+                    test_both_piles_empty_the_player_draws_what_there_is],
+    "hand-correction": [test_hand_size_correction_moves_cards_with_the_draw_pile],
+}
+
+
+def test_every_ruling_has_a_test():
+    assert set(RULING_TESTS) == {ruling_id for ruling_id, _, _ in RULINGS}
