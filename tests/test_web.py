@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import time
 
 import cv2
 import numpy as np
@@ -317,10 +318,21 @@ def test_frames_need_the_pin_and_must_be_images(client, table):
     assert client.get(f"/api/tables/{table['id']}/frame.jpg").status_code == 404
     accepted = client.post(url, data=jpeg(), content_type="image/jpeg", headers=pin)
     assert accepted.status_code == 202 and accepted.get_json()["width"] == 64
-    latest = client.get(f"/api/tables/{table['id']}/frame.jpg")
+    latest = wait_for_frame(client, table)
     assert latest.status_code == 200 and latest.mimetype == "image/jpeg"
     decoded = cv2.imdecode(np.frombuffer(latest.data, np.uint8), cv2.IMREAD_COLOR)
     assert decoded.shape == (48, 64, 3) and decoded[24, 5, 2] > 200 and decoded[24, 60, 2] < 50
+
+
+def wait_for_frame(client, table, timeout=10.0):
+    """The camera feed shows a posted frame from its own thread: wait for it to appear."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        latest = client.get(f"/api/tables/{table['id']}/frame.jpg")
+        if latest.status_code == 200:
+            return latest
+        time.sleep(0.02)
+    return latest
 
 
 def test_frames_over_the_limit_are_413(tmp_path):
@@ -334,6 +346,7 @@ def test_frames_over_the_limit_are_413(tmp_path):
 
 def test_mjpeg_stream_sends_the_latest_frame(client, table):
     client.post(f"/api/tables/{table['id']}/frames", data=jpeg(), content_type="image/jpeg", headers={"X-Referee-Pin": table["pin"]})
+    wait_for_frame(client, table)
     response = client.get(f"/api/tables/{table['id']}/camera.mjpeg")
     assert response.mimetype == "multipart/x-mixed-replace"
     body = response.get_data()

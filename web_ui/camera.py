@@ -1,6 +1,6 @@
 """Camera frames: a phone posting JPEGs (the push source) or the server's ``--camera``, and the live view.
 
-Frames go to the table pipeline (``companion.table``) when it is installed; what it reads becomes
+Frames go through the table pipeline (:mod:`companion.session.camera`); what it reads becomes
 camera events in the session, where the referee's word still wins. The latest frame, with boxes and
 zones drawn when the pipeline gives them, is served as a JPEG and as an MJPEG stream.
 """
@@ -15,7 +15,10 @@ import cv2
 import numpy as np
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from web_ui.api import ApiError, referee_table, registry
+from companion.session import Table
+from companion.session.camera import CameraFeed, default_pipeline, load_detector
+from companion.table.sources import PushSource, SourceError, open_source
+from web_ui.api import ApiError, json_body, referee_table, registry
 
 bp = Blueprint("camera", __name__, url_prefix="/api")
 
@@ -30,14 +33,68 @@ class Frame:
     readings: list | None = None
 
 
+def _detection_off():
+    raise RuntimeError("card detection is off in this configuration (CAMERA_DETECTION = False)")
+
+
 class CameraHub:
-    """The latest frame of each table, and a condition so MJPEG viewers wake when one arrives."""
+    """Each table's camera feed and latest frame, and a condition so MJPEG viewers wake when one arrives."""
 
     def __init__(self, config: Any) -> None:
         self.max_bytes = int(config.get("MAX_FRAME_BYTES", 4 * 1024 * 1024))
+        self.server_source = config.get("CAMERA_SOURCE")
+        self.detector_loader = config.get("CAMERA_DETECTOR_LOADER") or (load_detector if config.get("CAMERA_DETECTION", True) else _detection_off)
+        self.pipeline_factory = config.get("CAMERA_PIPELINE_FACTORY") or default_pipeline
         self._frames: dict[str, Frame] = {}
         self._changed = threading.Condition()
-        self.feeders: dict[str, Any] = {}
+        self._feeds_lock = threading.Lock()
+        self.feeds: dict[str, CameraFeed] = {}
+
+    # -- feeds ------------------------------------------------------------------------------------
+    def _start_feed(self, table: Table, source, description: str) -> CameraFeed:
+        feed = CameraFeed(table, source, on_frame=lambda image: self.publish(table.id, image),
+                          detector_loader=self.detector_loader, pipeline_factory=self.pipeline_factory,
+                          description=description)
+        self.feeds[table.id] = feed
+        return feed.start()
+
+    def push(self, table: Table, image: np.ndarray) -> CameraFeed:
+        """A phone's frame: into this table's push feed (started on the first frame)."""
+        with self._feeds_lock:
+            feed = self.feeds.get(table.id)
+            if feed is None or not feed.running or not isinstance(feed.source, PushSource):
+                if feed is not None:
+                    feed.stop()
+                feed = self._start_feed(table, PushSource(max_frames=2), "a phone's camera")
+        feed.source.push(image)
+        return feed
+
+    def attach_server_camera(self, table: Table) -> CameraFeed:
+        """The server's --camera now watches this table (one physical camera: it leaves any other)."""
+        if not self.server_source:
+            raise ApiError(409, "this server has no camera: start it with companion serve --camera SRC")
+        with self._feeds_lock:
+            for table_id, feed in list(self.feeds.items()):
+                if not isinstance(feed.source, PushSource) or table_id == table.id:
+                    feed.stop()
+                    del self.feeds[table_id]
+            try:
+                source = open_source(self.server_source)
+            except (SourceError, ValueError, OSError) as error:
+                raise ApiError(409, f"the server camera {self.server_source!r} cannot be opened: {error}") from None
+            return self._start_feed(table, source, f"server camera {self.server_source}")
+
+    def detach(self, table: Table) -> None:
+        with self._feeds_lock:
+            feed = self.feeds.pop(table.id, None)
+        if feed is not None:
+            feed.stop()
+
+    def status(self, table: Table) -> dict:
+        feed = self.feeds.get(table.id)
+        frame = self.latest(table.id)
+        return {"server_camera": self.server_source, "feed": feed.status() if feed else None,
+                "latest_frame": None if frame is None else {"seq": frame.seq, "at": frame.at, "width": frame.width, "height": frame.height}}
 
     def decode(self, data: bytes) -> np.ndarray:
         if not data:
@@ -82,8 +139,27 @@ def post_frame(table_id: str):
     if length is not None and length > hub().max_bytes:
         raise ApiError(413, f"a frame may be at most {hub().max_bytes} bytes")
     image = hub().decode(request.get_data(cache=False))
-    frame = hub().publish(table.id, image)
-    return jsonify(frame=frame.seq, width=frame.width, height=frame.height), 202
+    feed = hub().push(table, image)
+    return jsonify(width=int(image.shape[1]), height=int(image.shape[0]), camera=feed.status()), 202
+
+
+@bp.get("/tables/<table_id>/camera")
+def camera_status(table_id: str):
+    return jsonify(hub().status(registry().get(table_id)))
+
+
+@bp.post("/tables/<table_id>/camera")
+def camera_control(table_id: str):
+    """``{"use": "server"}`` points the server's camera at this table; ``{"use": null}`` stops this table's camera."""
+    table = referee_table(table_id)
+    use = json_body().get("use")
+    if use == "server":
+        hub().attach_server_camera(table)
+    elif use is None:
+        hub().detach(table)
+    else:
+        raise ApiError(400, '"use" is "server" or null')
+    return jsonify(hub().status(table))
 
 
 @bp.get("/tables/<table_id>/frame.jpg")

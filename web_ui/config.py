@@ -20,6 +20,11 @@ class Config:
     PUBLIC_URL: str | None = None
     # Camera source for the table pipeline (a device index, a file or a URL); None: no server camera.
     CAMERA_SOURCE: str | None = None
+    # Read cards in camera frames (loads the shipped ONNX detector on a table's first frame).
+    CAMERA_DETECTION = True
+    # Hooks for tests and experiments: a zero-argument detector loader and a pipeline factory.
+    CAMERA_DETECTOR_LOADER = None
+    CAMERA_PIPELINE_FACTORY = None
     # Wrong PINs allowed per table and client within PIN_WINDOW_SECONDS before answering 429.
     PIN_ATTEMPTS = 10
     PIN_WINDOW_SECONDS = 60.0
@@ -30,5 +35,6 @@ class Config:
 
 class TestConfig(Config):
     TESTING = True
+    CAMERA_DETECTION = False
     SSE_KEEPALIVE_SECONDS = 0.2
     SSE_MAX_SECONDS = 2.0

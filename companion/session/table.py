@@ -184,6 +184,11 @@ class Table:
             self.journal.append(entry)
 
     # -- reading ------------------------------------------------------------------------------
+    def active_events(self) -> list[dict]:
+        """The engine events that make the current state, in order (what a replay applies)."""
+        with self._changed:
+            return [dict(a.event) for a in self._active]
+
     def meta(self) -> dict[str, Any]:
         return {
             "id": self.id,
