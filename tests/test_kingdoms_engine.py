@@ -430,3 +430,58 @@ def test_view_is_json_and_explains_the_current_board():
     assert view["board"]["rows"] == GOLDEN["board_as_the_camera_sees_it"]
     assert view["board"]["origin"] == [3, 3] and view["board"]["cells"][0]["grid_cell"] == [1, 1]
     assert view["board"]["territory_left"] == 0 and ENGINE.view(new())["board"]["territory_left"] == 22
+
+
+def test_knizia_game_with_a_wizard():
+    state = new(rules="knizia", wizard="8H")
+    state = place(place(place(state, (6, 6), "10H"), (6, 7), "8H"), (6, 8), "4D")
+    castle = ENGINE.view(state)["scores"]["castles"][0]
+    assert (castle["rank"], castle["row"], castle["total"]) == (2, 4, 8)
+    with pytest.raises(IllegalEvent, match="copies of 8H"):
+        place(state, (7, 6), "8H")
+    assert ENGINE.view(state)["board"]["cells"][1]["piece"] == {"kind": "wizard"}
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+EVENT_CARDS = TERRITORY + ["10H", "10D", "JH", "QD", "KH", "10S", "10C", "JC", "QS", "KC", "BACK", "3C", "7D"]
+events_strategy = st.lists(st.one_of(
+    st.fixed_dictionaries({"type": st.just("place"), "cell": st.tuples(st.integers(3, 9), st.integers(3, 9)).map(list),
+                           "card": st.sampled_from(EVENT_CARDS)}),
+    st.fixed_dictionaries({"type": st.sampled_from(["remove", "turn_down"]),
+                           "cell": st.tuples(st.integers(3, 9), st.integers(3, 9)).map(list)}),
+    st.fixed_dictionaries({"type": st.just("replace"), "cell": st.tuples(st.integers(3, 9), st.integers(3, 9)).map(list),
+                           "card": st.sampled_from(EVENT_CARDS)}),
+    st.fixed_dictionaries({"type": st.just("set_turn"), "player": st.sampled_from(["red", "black"])}),
+), min_size=1, max_size=40)
+
+
+@settings(max_examples=30, deadline=None)
+@given(events_strategy, st.sampled_from(["poker", "knizia"]))
+def test_random_event_streams_replay_and_undo_to_the_same_states(events, rules):
+    setup = {"players": TWO, "options": {"rules": rules}}
+    state = ENGINE.new_game(setup)
+    states, accepted = [state], []
+    for event in events:
+        before = ENGINE.view(state)
+        try:
+            state = ENGINE.apply(state, event)
+        except IllegalEvent:
+            assert ENGINE.view(state) == before
+            continue
+        accepted.append(event)
+        states.append(state)
+        view = ENGINE.view(state)
+        cells = view["board"]["cells"]
+        assert len({tuple(c["cell"]) for c in cells}) == len(cells)
+        height, width = view["board"]["size"]
+        assert (height <= 5 and width <= 6) or (height <= 6 and width <= 5)
+        supply = {name: sum(s.values()) for name, s in view["supplies"].items()}
+        on_grid = {name: sum(1 for c in cells if c["piece"].get("owner") == name) for name in supply}
+        if not view["results"]:                                     # castles are conserved within round 1
+            assert all(supply[n] + on_grid[n] == 7 for n in supply)
+    assert replay(ENGINE, setup, accepted) == state
+    assert replay(ENGINE, setup, ENGINE.view(state)["log"]) == state
+    if accepted:
+        previous, _ = undo(ENGINE, setup, accepted)
+        assert previous == states[-2]
