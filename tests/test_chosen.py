@@ -515,3 +515,10 @@ RULING_TESTS = {
 
 def test_every_ruling_has_a_test():
     assert set(RULING_TESTS) == {ruling_id for ruling_id, _, _ in RULINGS}
+
+
+def test_unseen_chip_from_a_partly_known_hand_forgets_all_of_it():
+    state = play(ENGINE.new_game(setup()), {"type": "chip", "onto": "Bob"}, END, END)
+    assert state.hands[0] == (None, None, "4D")  # two forgotten cards, then a known draw
+    state = play(state, {"type": "chip", "onto": "Bob"})
+    assert state.hands[0] == (None, None)

@@ -335,10 +335,9 @@ class ChosenEngine:
         table = _Table(state)
         if face is not None:
             table.take_from_hand(me, face)
-        elif None in table.hands[me]:
-            table.hands[me].remove(None)
-        elif table.hands[me]:
-            # The camera did not see which card went down: forget the hand rather than guess.
+        else:
+            # The camera did not see which card went down: any known card of the hand may be the one,
+            # so the companion forgets the hand rather than guess.
             table.hands[me] = [None] * (len(table.hands[me]) - 1)
         table.areas[onto].append(Chip(face=face, placed_by=me, turn=turn.number))
         table.turn = replace(turn, chip_onto=onto, step=max(turn.step, 1))
