@@ -96,6 +96,15 @@ def _public_hand(view: dict, seat: int) -> list[str]:
     return list(view["players"][seat]["hand_known"])
 
 
+def _table(state) -> dict:
+    """The parts of ``ENGINE.view`` the bots read, without the log and history (they grow every turn)."""
+    from companion.games.dungeon.view import _battlefield
+
+    return {"phase": state.phase, "options": state.options, "battlefield": _battlefield(state),
+            "players": [{"seat": i, "guild": p["guild"], "hand_known": p["known"], "out": p["out"]}
+                        for i, p in enumerate(state.players)]}
+
+
 def play_one(game_seed: int, players: int, options: dict, seats: list[str]) -> dict:
     rng = random.Random(game_seed ^ 0x5EED)
     names = [f"P{i}" for i in range(players)]
@@ -112,7 +121,7 @@ def play_one(game_seed: int, players: int, options: dict, seats: list[str]) -> d
         events += 1
 
     while state.phase != "over" and events < MAX_EVENTS:
-        view = ENGINE.view(state)
+        view = _table(state)
         phase = view["phase"]
         hands = [_public_hand(view, i) for i in range(players)]
         active = [p["seat"] for p in view["players"] if not p["out"]]
