@@ -12,8 +12,7 @@ from typing import Any, Iterable, Mapping
 
 from companion.cards import Card, Kind
 from companion.games.base import GameError
-from companion.games.kingdoms.grid import (CELLS_IN_GRID, Cell, describe_extent, dragon_reaching, extent, fits,
-                                           relative)
+from companion.games.kingdoms.grid import CELLS_IN_GRID, Cell, describe_extent, dragon_reaching, extent, fits
 from companion.games.kingdoms.options import Options
 from companion.games.kingdoms.pieces import TERRITORY_PILE, IllegalCard, Piece, PieceKind, Seating, cell_name, piece_for
 from companion.games.kingdoms.scoring import BoardScore, score

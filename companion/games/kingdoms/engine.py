@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from companion.cards import Card, Kind, Suit
 from companion.games.base import IllegalEvent, InvalidSetup
-from companion.games.kingdoms.board import copies_problem, labels_for
+from companion.games.kingdoms.board import copies_problem
 from companion.games.kingdoms.grid import (CELLS_IN_GRID, Cell, bounding_box, describe_extent, dragon_reaching, extent,
                                            fits, fixed_orientation)
 from companion.games.kingdoms.options import OPTION_HELP, Options

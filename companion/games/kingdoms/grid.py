@@ -127,11 +127,3 @@ def dragon_reaching(pieces: Mapping[Cell, Piece], cell: Cell) -> Cell | None:
                 return other
     return None
 
-
-def relative(pieces: Mapping[Cell, Piece]) -> dict[Cell, Piece]:
-    """The same pieces with 1-based cells counted from the occupied area's top-left."""
-    box = bounding_box(pieces)
-    if box is None:
-        return {}
-    top, left = box[0], box[1]
-    return {(r - top + 1, c - left + 1): p for (r, c), p in pieces.items()}

@@ -18,7 +18,6 @@ DRAGON_CARD = Card.parse("9S")
 SUIT_NAMES = {Suit.SPADES: "spades", Suit.HEARTS: "hearts", Suit.DIAMONDS: "diamonds", Suit.CLUBS: "clubs"}
 # Ten, jack, queen, king are castles of rank 1-4.
 CASTLE_RANK = {10: 1, 11: 2, 12: 3, 13: 4}
-CASTLE_LETTER = {1: "T", 2: "J", 3: "Q", 4: "K"}
 
 
 class IllegalCard(IllegalEvent):

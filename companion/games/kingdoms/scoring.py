@@ -6,11 +6,11 @@ caller passes (the engine and the file loader pass 1-based cells from the grid's
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from companion.games.kingdoms.grid import Cell, Segment, mountain_between, segments
-from companion.games.kingdoms.pieces import CASTLE_LETTER, Piece, PieceKind, cell_name
+from companion.games.kingdoms.pieces import Piece, PieceKind, cell_name
 
 VALUED = (PieceKind.RESOURCE, PieceKind.HAZARD, PieceKind.FACE_DOWN)
 
@@ -325,7 +325,3 @@ SCORERS = {"poker": score_poker, "knizia": score_knizia}
 def score(pieces: Mapping[Cell, Piece], players: Sequence[str], rules: str = "poker",
           labels: Mapping[Cell, str] | None = None) -> BoardScore:
     return SCORERS[rules](pieces, players, labels)
-
-
-def castle_letter(piece: Piece) -> str:
-    return CASTLE_LETTER[piece.rank]
