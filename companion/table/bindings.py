@@ -29,7 +29,7 @@ from companion.cards import Card
 from companion.games import get_engine
 from companion.games.base import GameError, IllegalEvent
 from companion.table.events import TableEvent
-from companion.table.zones import GridZones, MatZones, cell_name, parse_cell
+from companion.table.zones import GridZones, MatZones, parse_cell
 
 KINGDOMS_FIRST_CELL = (6, 6)   # the centre of the engine's 11 × 11 canvas: room in every direction
 
@@ -91,7 +91,7 @@ class KingdomsBinding(Binding):
 
     def __init__(self, setup, setup_events=None, spacing=None) -> None:
         super().__init__(setup, setup_events)
-        self.grid = GridZones(spacing=spacing)
+        self.grid = GridZones(spacing=spacing, first_cell=KINGDOMS_FIRST_CELL)
         self.cells: dict[int, str] = {}          # track → cell it holds in the engine
         self.retired: set[int] = set()           # tracks of a scored round: their removal changes nothing
         self._round_seen = self.state.round
@@ -99,9 +99,9 @@ class KingdomsBinding(Binding):
     def zones(self, layout=None) -> GridZones:
         return self.grid
 
-    def canvas_cell(self, zone: str) -> list[int]:
-        row, col = parse_cell(zone)
-        return [row - 1 + KINGDOMS_FIRST_CELL[0], col - 1 + KINGDOMS_FIRST_CELL[1]]
+    @staticmethod
+    def canvas_cell(zone: str) -> list[int]:
+        return list(parse_cell(zone))
 
     def on_event(self, event: TableEvent, outcome: Outcome) -> None:
         if event.track in self.retired:
@@ -171,13 +171,14 @@ class DungeonBinding(Binding):
         return None
 
     def on_event(self, event: TableEvent, outcome: Outcome) -> None:
-        phase = self.state.phase
         player = self._seat(event.zone)
+        phase = self.state.phase
         if event.type in ("placed", "moved") and event.zone == "battlefield" and event.card != "BACK":
             if phase in ("reveal", "friend"):
                 self.commits.clear()
-                self.try_apply({"type": "reveal", "card": event.card}, outcome)
-        elif event.type in ("placed", "moved") and player is not None and phase in ("prize", "fight"):
+            # out of phase the engine refuses, and the refusal reaches the table as a question
+            self.try_apply({"type": "reveal", "card": event.card}, outcome)
+        elif event.type in ("placed", "moved") and player is not None:
             commit = {"type": "commit", "player": player}
             if event.card != "BACK":
                 commit["card"] = event.card
@@ -233,11 +234,13 @@ class ChosenBinding(Binding):
         self.on_mat: dict[int, _ChosenOnMat] = {}    # chosen track → engine chosen
         self.carried: set[int] = set()               # chip / medicine tracks travelling with a chosen
         self.moved_this_turn: set[int] = set()
+        self.mat_zones: MatZones | None = None
         self.chip_faces: dict[int, str | None] = {}   # chip track → its face if the camera saw it
         self.vault_faces: dict[int, str] = {}         # unseen chip track → the face turned up in the vault
 
     def zones(self, layout) -> MatZones:
-        return MatZones(layout)
+        self.mat_zones = MatZones(layout)
+        return self.mat_zones
 
     @staticmethod
     def _seat(zone: str | None) -> int | None:
@@ -326,8 +329,11 @@ class ChosenBinding(Binding):
 
     def _send(self, event: TableEvent, outcome: Outcome) -> None:
         me = self._turn_player()
-        if self.state.turn.sends >= self.state.options.sends_per_turn:
-            self._end_turn(outcome)
+        # whose chosen: the seat the departure spot faces (on a mat), else the player whose turn it is
+        facing = self.mat_zones.player_facing(event.position) if self.mat_zones else None
+        sender = me if facing is None or facing >= len(self.names) else facing - 1
+        if sender != me or self.state.turn.sends >= self.state.options.sends_per_turn:
+            self._end_turn(outcome)  # only the next player can do this now: the turn before is over
             me = self._turn_player()
         medicine = [t for t, (c, pos, ring) in self.loose.items()
                     if ring == "departure" and _chosen_role(c) == "medicine" and math.dist(pos, event.position) <= NEAR_MM]

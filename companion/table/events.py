@@ -43,11 +43,17 @@ class TableEvent:
         """The card's face if anyone saw it: the visible code, or the remembered one for a back."""
         return self.card if self.card != "BACK" else self.face
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, include_faces: bool = False) -> dict[str, Any]:
+        """JSON for the table. A face-down card's remembered face is left out unless asked for: the
+        companion never shows players what lies face down (The Chosen's ruling), it only uses it."""
         data = asdict(self)
         data["position"] = [round(float(v), 1) for v in self.position]
         data["time"] = round(float(self.time), 3)
-        return {k: v for k, v in data.items() if v not in (None, {}) or k in ("zone",)}
+        if not include_faces:
+            data.pop("face")
+            if self.card == "BACK":
+                data.pop("previous_card")
+        return {k: v for k, v in data.items() if v not in (None, {}) or k == "zone"}
 
     def describe(self) -> str:
         where = f" in {self.zone}" if self.zone else ""

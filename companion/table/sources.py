@@ -209,9 +209,14 @@ def open_source(spec: "str | int", fps: float | None = None) -> FrameSource:
         return CameraSource(text)
     path = pathlib.Path(text).expanduser()
     if path.is_dir():
-        # a rendered recording keeps its frames in frames/ next to truth.json
-        if (path / "frames").is_dir() and not any(p.suffix.lower() in IMAGE_SUFFIXES for p in path.iterdir()):
-            path = path / "frames"
+        # a rendered recording keeps its frames in frames/ (or recording.mp4) next to truth.json
+        if not any(p.suffix.lower() in IMAGE_SUFFIXES for p in path.iterdir()):
+            if (path / "frames").is_dir():
+                path = path / "frames"
+            else:
+                videos = sorted(p for p in path.iterdir() if p.suffix.lower() in VIDEO_SUFFIXES)
+                if videos:
+                    return VideoFileSource(videos[0], fps)
         return ImageFolderSource(path, fps or _recorded_fps(path))
     if path.is_file():
         if path.suffix.lower() in IMAGE_SUFFIXES:

@@ -140,9 +140,12 @@ class Tracker:
         for ti, track in enumerate(self.tracks):
             ahead = min(now - track.last_seen, 0.5)
             expected = (track.position[0] + track.velocity[0] * ahead, track.position[1] + track.velocity[1] * ahead)
+            # a card unseen for a while is found again only where it lay; elsewhere it may be
+            # one of several look-alikes that moved together, which _missing_twin sorts out
+            track_gate = gate if now - track.last_seen <= self.config.forget_candidate_seconds / 2 else gate * 0.3
             for oi, obs in enumerate(observations):
                 d = min(math.dist(expected, obs.position), math.dist(track.position, obs.position))
-                if d <= gate:
+                if d <= track_gate:
                     # same visible code first, then distance: a card and its neighbour never swap
                     same = obs.code == (track.code or _majority(track.sightings))
                     pairs.append((0 if same else 1, d, ti, oi))

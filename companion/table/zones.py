@@ -1,8 +1,9 @@
 """Zone mapping: a point on the table plane → the name of the place a game cares about.
 
 * Kingdoms: a grid cell ``"r,c"``. The grid floats, so cells are counted from the first settled
-  card (row 1, column 1); rows grow down and columns right as the camera (or the mat) sees the
-  table, and the lattice's angle and spacing are inferred from the cards' own centres.
+  card (``first_cell``; the Kingdoms binding uses the engine's canvas centre, ``6,6``); rows grow
+  down and columns right as the camera (or the mat) sees the table, and the lattice's angle and
+  spacing are inferred from the cards' own centres.
 * Guilds and Dungeon: the smallest named zone of the mat layout holding the point.
 * The Chosen: a player's area if the point is in one, else the ring by distance from the vault
   door (``vault``, ``step2``, ``step1``, ``departure``).
@@ -67,12 +68,13 @@ class GridZones:
     ``spacing`` is the centre-to-centre distance of neighbouring cells (x, y) in table units; on a
     mat it defaults to a poker card plus a small gap. Without a mat the pipeline sets it from the
     detected card sizes in pixels. The angle is fixed by the first two neighbouring cards; the
-    anchor (cell 1,1) is the first settled card, so a cell never changes once given.
+    anchor (``first_cell``) is the first settled card, so a cell never changes once given.
     """
 
     def __init__(self, spacing: tuple[float, float] | None = (CARD_MM[0] + 5.0, CARD_MM[1] + 5.0),
-                 angle: float | None = None) -> None:
+                 angle: float | None = None, first_cell: tuple[int, int] = (1, 1)) -> None:
         self.spacing = spacing
+        self.first_cell = first_cell
         self.angle = angle            # radians; the lattice's x axis
         self.anchor: tuple[float, float] | None = None
         self.known: list[tuple[float, float]] = []
@@ -83,7 +85,7 @@ class GridZones:
         if card_size and self.spacing is None:
             self.spacing = (card_size[0] * 1.08, card_size[1] * 1.06)
         if self.angle is None and len(points) >= 2 and self.spacing:
-            angle = lattice_angle(points, max(self.spacing) * 1.5)
+            angle = lattice_angle(points, self.spacing)
             if angle is not None:
                 self.angle = angle
         self.known = points
@@ -101,26 +103,27 @@ class GridZones:
         dx, dy = position[0] - self.anchor[0], position[1] - self.anchor[1]
         u = dx * math.cos(angle) + dy * math.sin(angle)
         v = -dx * math.sin(angle) + dy * math.cos(angle)
-        return int(round(v / self.spacing[1])) + 1, int(round(u / self.spacing[0])) + 1
+        return int(round(v / self.spacing[1])) + self.first_cell[0], int(round(u / self.spacing[0])) + self.first_cell[1]
 
 
-def lattice_angle(points: Sequence[Sequence[float]], max_neighbour: float) -> float | None:
-    """The angle (radians, in −45°…45°) of a square-ish lattice through the points, from neighbour directions.
+def lattice_angle(points: Sequence[Sequence[float]], spacing: tuple[float, float], tolerance: float = 0.2) -> float | None:
+    """The angle (radians, in −45°…45°) of the card lattice through the points.
 
-    Directions are averaged modulo 90° (as 4θ on the unit circle), so rows and columns agree.
+    Only pairs of cards one cell apart count (their distance within ``tolerance`` of a spacing), so
+    diagonal neighbours do not tilt the answer; directions are averaged modulo 90° (as 4θ on the unit
+    circle), so rows and columns agree.
     """
     pts = np.asarray(points, float)
     if len(pts) < 2:
         return None
-    vectors = []
-    for i, p in enumerate(pts):
-        d = np.hypot(*(pts - p).T)
-        d[i] = np.inf
-        j = int(np.argmin(d))
-        if d[j] <= max_neighbour:
-            vectors.append(pts[j] - p)
-    if not vectors:
+    angles = []
+    for i in range(len(pts)):
+        for j in range(i + 1, len(pts)):
+            dx, dy = pts[j] - pts[i]
+            length = math.hypot(dx, dy)
+            if any(abs(length - s) <= tolerance * s for s in spacing):
+                angles.append(math.atan2(dy, dx))
+    if not angles:
         return None
-    angles = np.array([math.atan2(v[1], v[0]) for v in vectors])
-    mean = math.atan2(np.sin(4 * angles).mean(), np.cos(4 * angles).mean()) / 4
-    return float(mean)
+    angles = np.array(angles)
+    return float(math.atan2(np.sin(4 * angles).mean(), np.cos(4 * angles).mean()) / 4)

@@ -1,0 +1,48 @@
+"""``companion mat``: print a game mat at true scale (PDF), drawn from its layout file.
+
+    companion mat --game dungeon --players 4 --paper A4-tiled --out dungeon-4p.pdf
+    companion mat --layout my-table.json --paper A3 --out mine.pdf
+
+Check the 100 mm ruler after printing: the camera's zones are in true millimetres. A mat larger
+than the paper is tiled across several sheets with an overlap strip and alignment crosses.
+"""
+from __future__ import annotations
+
+import argparse
+
+from companion.cli import CommandError
+from companion.games import GAMES
+
+
+def register(subparsers) -> None:
+    from calibration.mats import PAPERS
+
+    parser = subparsers.add_parser("mat", help="print a game mat (PDF, true scale)", description=__doc__,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", choices=GAMES, default=None)
+    parser.add_argument("--players", type=int, default=None, help="2, 3 or 4 (Guilds and Dungeon, The Chosen)")
+    parser.add_argument("--layout", default=None, help="a layout JSON file (or shipped name) instead of --game")
+    parser.add_argument("--paper", choices=PAPERS, default="A3")
+    parser.add_argument("--out", required=True, help="the PDF to write")
+    parser.set_defaults(handler=mat_command)
+
+
+def mat_command(args) -> int:
+    from calibration.layouts import layout_for, load_layout
+    from calibration.mats import sheet_plan, write_mat_pdf
+
+    if args.layout:
+        layout = load_layout(args.layout)
+    elif args.game:
+        if args.game == "kingdoms" and args.players not in (None, 2, 3, 4):
+            raise CommandError("Kingdoms takes 2 to 4 players")
+        layout = layout_for(args.game, args.players)
+    else:
+        raise CommandError("say which mat: --game kingdoms|dungeon|chosen, or --layout FILE")
+    if not args.out.lower().endswith(".pdf"):
+        raise CommandError(f"--out must name a .pdf file, got {args.out!r}")
+    pages = write_mat_pdf(layout, args.out, args.paper)
+    page, _ = sheet_plan(layout, args.paper)
+    print(f"wrote {args.out}: {layout.name} mat, {layout.width:g}×{layout.height:g} mm on {pages} "
+          f"{args.paper.split('-')[0]} sheet{'s' if pages != 1 else ''} ({page[0]:g}×{page[1]:g} mm), true scale")
+    return 0

@@ -1,0 +1,164 @@
+"""``companion table run``: run the table pipeline on a camera, video or image folder; print the game.
+
+    companion table run --game kingdoms --source demo/kingdoms            # a shipped recording
+    companion table run --game chosen --source 0 --players Ann,Bob        # a webcam
+    companion table run --game dungeon --source rec/ --json --check-truth # compare with truth.json
+
+A rendered recording's folder carries ``truth.json``: its setup (players, guild choices) is used
+unless ``--players``/``--setup`` say otherwise, and ``--check-truth`` compares the final state.
+``--detector truth`` replays the recording's own ``cards.jsonl`` instead of the neural detector:
+it tests the tracking and the bindings only, never the eyes.
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+
+from companion.cli import CommandError
+from companion.games import GAMES
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("table", help="the camera table pipeline", description=__doc__,
+                                   formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="table_command", metavar="SUBCOMMAND")
+    parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])
+    run = commands.add_parser("run", help="run the pipeline on a source and print the final game state",
+                              description=__doc__, formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    run.add_argument("--game", required=True, choices=GAMES)
+    run.add_argument("--source", required=True, help="camera index, video file, image folder or recording folder")
+    run.add_argument("--players", default=None, help="player names, comma-separated (e.g. Ann,Bob,Cy), or a count")
+    run.add_argument("--setup", default=None, metavar="FILE", help="a JSON game setup (players, options) and optional setup_events")
+    run.add_argument("--mat", choices=("auto", "none"), default="auto",
+                     help="auto: find the mat's markers (Kingdoms falls back to the cards alone); none: no mat (Kingdoms only)")
+    run.add_argument("--layout", default=None, help="a mat layout name or JSON file (default: the game's shipped mat)")
+    run.add_argument("--lens", default=None, metavar="FILE", help="lens calibration JSON for this camera")
+    run.add_argument("--detector", choices=("auto", "truth"), default="auto",
+                     help="auto: the shipped neural detector; truth: the recording's cards.jsonl (tests the tracking only)")
+    run.add_argument("--fps", type=float, default=None, help="frame rate of an image folder (default: truth.json's, else 10)")
+    run.add_argument("--max-frames", type=int, default=None, help="stop after this many frames (live cameras)")
+    run.add_argument("--settle", type=float, default=None, help="seconds a card must be seen steadily (default 0.6)")
+    run.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    run.add_argument("--events", action="store_true", help="print each table and engine event as it happens")
+    run.add_argument("--check-truth", action="store_true", help="compare the final state with the recording's truth.json")
+    run.set_defaults(handler=run_command)
+
+
+def _truth_near(source: str) -> dict | None:
+    path = pathlib.Path(source)
+    for candidate in (path / "truth.json", path.parent / "truth.json"):
+        if candidate.is_file():
+            return json.loads(candidate.read_text())
+    return None
+
+
+def _setup(args, truth: dict | None) -> tuple[dict, list[dict]]:
+    if args.setup:
+        try:
+            data = json.loads(pathlib.Path(args.setup).read_text())
+        except FileNotFoundError:
+            raise CommandError(f"no setup file {args.setup}") from None
+        except json.JSONDecodeError as error:
+            raise CommandError(f"{args.setup} is not JSON: {error}") from None
+        if not isinstance(data, dict):
+            raise CommandError(f"{args.setup} must hold a JSON object")
+        events = data.pop("setup_events", [])
+        return data, events
+    if args.players:
+        text = args.players.strip()
+        names = [f"P{i + 1}" for i in range(int(text))] if text.isdigit() else [n.strip() for n in text.split(",") if n.strip()]
+        if len(names) < 2:
+            raise CommandError("--players needs at least two names (or a count of 2 or more)")
+        return {"players": names}, []
+    if truth and truth.get("game") == args.game:
+        return dict(truth["setup"]), list(truth.get("setup_events", []))
+    defaults = {"kingdoms": ["Red", "Black"], "dungeon": ["P1", "P2", "P3"], "chosen": ["P1", "P2"]}
+    return {"players": defaults[args.game]}, []
+
+
+def _detector(args):
+    if args.detector == "truth":
+        from companion.synthetic.recording import TruthDetector
+
+        path = pathlib.Path(args.source)
+        jsonl = path / "cards.jsonl" if path.is_dir() else path.parent / "cards.jsonl"
+        if not jsonl.is_file():
+            raise CommandError(f"--detector truth needs {jsonl}: render with 'companion demo render --card-truth'")
+        return TruthDetector.from_jsonl(jsonl)
+    from companion.vision import Detector, WeightsMissingError
+
+    try:
+        return Detector.load()
+    except WeightsMissingError as error:
+        raise CommandError(f"the card detector is not installed ({error}); "
+                           "'--detector truth' replays a rendered recording's cards.jsonl to test the tracking only") from None
+
+
+def run_command(args) -> int:
+    from calibration.homography import LensCalibration
+    from calibration.layouts import load_layout
+    from companion.table.pipeline import build_pipeline
+    from companion.table.sources import open_source
+    from companion.table.tracker import TrackerConfig
+
+    truth = _truth_near(args.source)
+    setup, setup_events = _setup(args, truth)
+    layout = load_layout(args.layout) if args.layout else None
+    lens = LensCalibration.load(args.lens) if args.lens else None
+    source = open_source(args.source, args.fps)
+    detector = _detector(args)
+    tracker = None
+    if args.settle is not None or args.game == "kingdoms":
+        copies = 2 if args.game == "kingdoms" else 1
+        if args.game == "kingdoms":
+            copies = int((setup.get("options") or {}).get("decks", 3 if len(setup.get("players", [])) == 3 else 2))
+        tracker = TrackerConfig(settle_seconds=args.settle or TrackerConfig.settle_seconds, copies=copies)
+    pipeline = build_pipeline(args.game, detector, setup, setup_events, mat=args.mat, layout=layout, tracker=tracker, lens=lens)
+
+    def show(result):
+        if not args.events:
+            return
+        for event in result.table_events:
+            print(f"{event.time:7.2f}s  {event.describe()}", file=sys.stderr)
+        for outcome in result.outcomes:
+            for engine_event in outcome.engine_events:
+                print(f"           → {json.dumps(engine_event)}", file=sys.stderr)
+            for question in outcome.questions:
+                print(f"           ? {question}", file=sys.stderr)
+
+    frames = iter(source)
+    if args.max_frames:
+        frames = (item for _, item in zip(range(args.max_frames), frames))
+    try:
+        summary = pipeline.run(frames, on_frame=show, flush_seconds=pipeline.tracker.config.remove_after_seconds + 0.5)
+    finally:
+        source.close()
+    matched = None
+    if args.check_truth:
+        if not truth:
+            raise CommandError(f"no truth.json beside {args.source}")
+        matched = summary["state"] == truth["final_state"]
+        summary["truth_matched"] = matched
+    if args.json:
+        print(json.dumps(summary, indent=1, default=str))
+    else:
+        _print_text(summary)
+        if matched is not None:
+            print("truth: the final state matches truth.json" if matched else "truth: the final state DIFFERS from truth.json")
+    return 0 if matched in (None, True) else 1
+
+
+def _print_text(summary: dict) -> None:
+    state = summary["state"]
+    mat = summary.get("mat")
+    print(f"{summary['game']}: {summary['frames']} frames, positions in {summary['units'] or '?'}"
+          + (f", mat {mat['layout']} (markers {mat['markers']}, {mat['error_mm']} mm)" if mat else ""))
+    print(f"engine events applied: {len(summary['engine_events'])}")
+    for question in summary["questions"]:
+        print(f"question: {question}")
+    for notice in summary["notices"]:
+        print(f"note: {notice}")
+    log = state.get("log") or []
+    for line in log[-12:]:
+        print(f"  {line}")

@@ -1,0 +1,154 @@
+"""Game bindings: table events in, engine events out; refusals become questions and change nothing."""
+import pytest
+
+from companion.games import get_engine
+from companion.table.bindings import ChosenBinding, DungeonBinding, KingdomsBinding, binding_for
+from companion.table.events import TableEvent
+
+TWO = {"players": [{"name": "Red", "suits": ["H", "D"]}, {"name": "Black", "suits": ["S", "C"]}]}
+
+
+def event(kind, card, zone, track, time=0.0, position=(0.0, 0.0), **extra):
+    return TableEvent(kind, card, zone, time, track, position, **extra)
+
+
+def test_kingdoms_placed_cards_become_placements_on_the_engine_canvas():
+    binding = KingdomsBinding(TWO)
+    outcome = binding.handle(event("placed", "3H", "6,6", 1))
+    assert outcome.engine_events == [{"type": "place", "cell": [6, 6], "card": "3H"}]
+    binding.handle(event("placed", "10S", "6,7", 2))
+    view = binding.view()
+    assert {c["card"] for c in view["board"]["cards"]} == {"3H", "10S"} if "board" in view and "cards" in view["board"] \
+        else len(binding.state.tiles) == 2
+    assert len(binding.state.tiles) == 2
+    # taken away again: removed from the engine
+    assert binding.handle(event("removed", "10S", "6,7", 2)).engine_events == [{"type": "remove", "cell": [6, 7]}]
+    assert len(binding.state.tiles) == 1
+
+
+def test_kingdoms_refusal_is_a_question_and_the_state_stays():
+    binding = KingdomsBinding(TWO)
+    binding.handle(event("placed", "3H", "6,6", 1))
+    before = binding.state
+    outcome = binding.handle(event("placed", "9C", "6,7", 2))   # ♣9 is not a territory card
+    assert outcome.engine_events == []
+    assert outcome.questions and "9C" in outcome.questions[0]
+    assert binding.state is before
+    # a card seven columns away breaks the 6-wide grid
+    outcome = binding.handle(event("placed", "4H", "6,12", 3))
+    assert outcome.questions and binding.state is before
+
+
+def test_kingdoms_moved_card_is_removed_and_placed_and_turn_down_follows_the_engine():
+    binding = KingdomsBinding(TWO)
+    binding.handle(event("placed", "3H", "6,6", 1))
+    outcome = binding.handle(event("moved", "3H", "7,6", 1, previous_zone="6,6"))
+    assert outcome.engine_events == [{"type": "remove", "cell": [6, 6]}, {"type": "place", "cell": [7, 6], "card": "3H"}]
+    # the dragon in the same row: the engine turns the resource down itself (auto_turn_down) ...
+    binding.handle(event("placed", "9S", "7,8", 2))
+    assert binding.state.tiles[(7, 6)].face_down
+    # ... so the players turning it physically adds nothing
+    assert binding.handle(event("turned", "BACK", "7,6", 1, previous_card="3H", face="3H")).engine_events == []
+
+
+def test_kingdoms_turn_down_is_sent_when_the_engine_waits_for_it():
+    binding = KingdomsBinding({**TWO, "options": {"auto_turn_down": False}})
+    binding.handle(event("placed", "3H", "6,6", 1))
+    binding.handle(event("placed", "9S", "6,8", 2))
+    outcome = binding.handle(event("turned", "BACK", "6,6", 1, previous_card="3H", face="3H"))
+    assert outcome.engine_events == [{"type": "turn_down", "cell": [6, 6]}]
+
+
+def test_kingdoms_full_grid_scores_and_clearing_it_changes_nothing():
+    from companion.synthetic.recording import kingdoms_scenario
+
+    scenario = kingdoms_scenario(4)
+    binding = KingdomsBinding(scenario.setup)
+    for track, engine_event in enumerate(scenario.events, start=1):
+        row, col = engine_event["cell"]
+        binding.handle(event("placed", engine_event["card"], f"{row},{col}", track))
+    assert binding.view() == scenario.final_view()
+    assert binding.state.round == 2 and len(binding.state.results) == 1
+    # the scored cards are swept away: no 'remove' reaches the new round
+    for track, engine_event in enumerate(scenario.events, start=1):
+        row, col = engine_event["cell"]
+        assert binding.handle(event("removed", engine_event["card"], f"{row},{col}", track)).engine_events == []
+    assert binding.grid.anchor is None      # the next round's grid floats anew
+
+
+def test_dungeon_reveal_commit_turn_up_resolve_and_the_doubling_marker():
+    setup = {"players": ["Ann", "Bob", "Cy"]}
+    guilds = [{"type": "choose_guild", "player": n, "guild": g} for n, g in zip(["Ann", "Bob", "Cy"], "SDC")]
+    binding = DungeonBinding(setup, guilds)
+    out = binding.handle(event("placed", "3S", "battlefield", 1))
+    assert out.engine_events == [{"type": "reveal", "card": "3S"}]
+    for seat, (track, face) in enumerate(((2, "5D"), (3, "2C"), (4, "4S")), start=1):
+        out = binding.handle(event("placed", "BACK", f"battlefield:P{seat}", track))
+        assert out.engine_events[0]["type"] == "commit" and "card" not in out.engine_events[0]
+    engine_events = []
+    for seat, (track, face) in enumerate(((2, "5D"), (3, "2C"), (4, "4S")), start=1):
+        engine_events += binding.handle(event("turned", face, f"battlefield:P{seat}", track, previous_card="BACK")).engine_events
+    assert engine_events[-1] == {"type": "resolve"}
+    assert [e["type"] for e in engine_events] == ["turn_up", "turn_up", "turn_up", "resolve"]
+    view = binding.view()
+    assert "3S" in str(view.get("marker")), view.get("marker")
+    # tidying up (the marker laid sideways, mercenaries to rest) is consistent: no engine event
+    assert binding.handle(event("moved", "3S", "marker", 1, previous_zone="battlefield")).engine_events == []
+    # the next enemy is doubled by the marker
+    binding.handle(event("placed", "10C", "battlefield", 5))
+    assert "30" in " ".join(binding.view()["log"][-3:])
+
+
+def test_dungeon_cards_out_of_phase_are_questions_and_change_nothing():
+    binding = DungeonBinding({"players": ["Ann", "Bob"]})       # guilds not chosen yet
+    before = binding.state
+    for table_event in (event("placed", "BACK", "battlefield:P1", 1), event("placed", "7H", "battlefield", 2)):
+        out = binding.handle(table_event)
+        assert out.engine_events == [] and len(out.questions) == 1
+        assert "guilds" in out.questions[0]
+    assert binding.state is before
+
+
+def test_chosen_chip_remembers_a_face_seen_before_it_was_turned():
+    binding = ChosenBinding({"players": ["Ann", "Bob"]})
+    assert binding.handle(event("placed", "5H", "area:P1", 1)).engine_events == []
+    out = binding.handle(event("turned", "BACK", "area:P1", 1, previous_card="5H", face="5H"))
+    assert out.engine_events == [{"type": "chip", "onto": "Ann", "card": "5H"}]
+    # a second chip means the next player is acting: the turn ends first
+    out = binding.handle(event("placed", "BACK", "area:P1", 2))
+    assert out.engine_events == [{"type": "end_turn"}, {"type": "chip", "onto": "Ann"}]
+    view = get_engine("chosen").referee_view(binding.state)
+    assert [c.get("face") for c in view["players"][0]["chips"]] == ["5H", None]
+    # the public view never shows the face
+    assert all("face" not in c for c in binding.view()["players"][0]["chips"])
+
+
+def test_chosen_send_by_the_seat_it_faces_then_play_onto_the_chosen():
+    from calibration.layouts import layout_for
+
+    layout = layout_for("chosen", 2)
+    binding = ChosenBinding({"players": ["Ann", "Bob"]})
+    binding.zones(layout)
+    cx, cy = layout.rings.center
+    ann_departure = (cx, cy + layout.rings.outer + 15)       # in front of seat 1 (bottom)
+    binding.handle(event("placed", "BACK", "area:P1", 1))                        # Ann chips herself
+    binding.handle(event("placed", "BACK", "area:P2", 2))                        # Bob chips himself
+    binding.handle(event("moved", "BACK", "departure", 1, position=(cx + 75, ann_departure[1]), previous_zone="area:P1"))
+    binding.handle(event("placed", "4D", "departure", 4, position=(cx - 75, ann_departure[1])))   # medicine beside it
+    out = binding.handle(event("placed", "QS", "departure", 5, position=ann_departure))
+    # Bob cannot send from Ann's side: his turn is over, and Ann sends
+    assert out.engine_events == [{"type": "end_turn"}, {"type": "send", "card": "QS", "medicine": ["4D"], "discard": []}]
+    assert binding.view()["mat"][0]["owner"] == "Ann"
+    out = binding.handle(event("placed", "7S", "departure", 6, position=(cx + 10, ann_departure[1] - 10)))
+    assert out.engine_events == [{"type": "play", "card": "7S", "chosen": 1}]
+    mat = binding.view()["mat"]
+    assert mat[0]["medicine"] == [] and mat[0]["radiation"] == []   # 7S and 4D cancelled each other
+    # Ann's hand is now empty: another card from her is refused, as a question
+    before = binding.state
+    out = binding.handle(event("placed", "2S", "departure", 7, position=(cx - 10, ann_departure[1] - 10)))
+    assert out.engine_events == [] and out.questions and binding.state is before
+
+
+def test_unknown_game_binding_is_refused():
+    with pytest.raises(ValueError, match="no table binding"):
+        binding_for("poker", {})

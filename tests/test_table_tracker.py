@@ -1,0 +1,185 @@
+"""The stability tracker, fed observations directly (no camera): settle, occlusion, turn, move, questions."""
+import pytest
+
+from companion.table.events import Observation, TableEvent
+from companion.table.tracker import Tracker, TrackerConfig
+
+FPS = 10
+STEP = 1 / FPS
+
+
+def zone_by_x(position):
+    """Two zones side by side: 'left' below x=100, 'right' from 100 to 200; nothing beyond."""
+    x, _ = position
+    if x < 100:
+        return "left"
+    if x < 200:
+        return "right"
+    return None
+
+
+class Table:
+    """Feeds a tracker frame by frame and collects its events."""
+
+    def __init__(self, **config):
+        self.tracker = Tracker(zone_by_x, TrackerConfig(**config))
+        self.time = 0.0
+        self.events: list[TableEvent] = []
+
+    def frames(self, seconds, cards=(), occluded=False):
+        for _ in range(int(round(seconds * FPS))):
+            obs = [Observation(code, conf, pos) for code, pos, conf in
+                   ((c[0], c[1], c[2] if len(c) > 2 else 0.95) for c in cards)]
+            self.events += self.tracker.update(self.time, obs, occluded)
+            self.time += STEP
+        return self
+
+    def types(self):
+        return [(e.type, e.card, e.zone) for e in self.events]
+
+
+def test_a_card_counts_only_after_it_settled():
+    table = Table(settle_seconds=0.6)
+    table.frames(0.4, [("5H", (50, 50))])
+    assert table.events == []
+    table.frames(0.5, [("5H", (50, 50))])
+    assert table.types() == [("placed", "5H", "left")]
+    placed = table.events[0]
+    assert 0.55 <= placed.time <= 0.75
+
+
+def test_a_flicker_never_becomes_a_card():
+    table = Table()
+    for _ in range(10):
+        table.frames(0.1, [("KS", (50, 50))]).frames(0.3)
+    assert table.events == []
+    assert table.tracker.cards == []
+
+
+def test_a_hand_passing_over_removes_nothing_but_a_taken_card_goes():
+    table = Table(remove_after_seconds=2.0)
+    cards = [("5H", (50, 50)), ("6H", (150, 50)), ("7H", (50, 150))]
+    table.frames(1.0, cards)
+    assert [t for t, *_ in table.types()] == ["placed"] * 3
+    # a hand covers everything for 1.5 s, flagged as an occluder: nothing is removed
+    table.frames(1.5, [], occluded=True)
+    # and covering two of three cards (most unseen) for 3 s without the flag still removes nothing
+    table.frames(3.0, [cards[0]])
+    table.frames(0.5, cards)
+    assert [t for t, *_ in table.types()] == ["placed"] * 3
+    # the 7H is really taken away: gone after the absence time on clear frames
+    table.frames(1.5, cards[:2])
+    assert ("removed", "7H", "left") not in table.types()
+    table.frames(1.0, cards[:2])
+    assert table.types()[-1] == ("removed", "7H", "left")
+
+
+def test_turning_a_card_down_keeps_its_face_and_turning_up_checks_it():
+    table = Table()
+    table.frames(1.0, [("QS", (50, 50))])
+    table.frames(1.5, [("BACK", (51, 50))])
+    turned = table.events[-1]
+    assert (turned.type, turned.card, turned.previous_card, turned.face) == ("turned", "BACK", "QS", "QS")
+    assert turned.known_face == "QS"
+    table.frames(1.5, [("QS", (50, 50))])
+    assert table.types()[-1] == ("turned", "QS", "left")
+    assert not any(e.type == "question" for e in table.events)
+
+
+def test_a_different_face_turning_up_is_questioned():
+    table = Table()
+    table.frames(1.0, [("QS", (50, 50))]).frames(1.5, [("BACK", (50, 50))]).frames(1.5, [("QH", (50, 50))])
+    questions = [e for e in table.events if e.type == "question"]
+    assert questions and "QS" in questions[0].question and questions[0].details["kind"].startswith("face")
+
+
+def test_a_card_slid_to_another_zone_is_moved_not_removed_and_placed():
+    table = Table(match_distance=40)
+    table.frames(1.0, [("9C", (50, 50))])
+    for step in range(10):     # slid 100 mm over one second
+        table.frames(0.1, [("9C", (50 + 10 * step, 50))])
+    table.frames(1.0, [("9C", (150, 50))])
+    assert table.types() == [("placed", "9C", "left"), ("moved", "9C", "right")]
+    assert table.events[-1].previous_zone == "left"
+    assert table.events[0].track == table.events[1].track
+
+
+def test_a_card_picked_up_and_put_down_elsewhere_is_moved():
+    table = Table()
+    table.frames(1.0, [("9C", (50, 50)), ("2D", (150, 150))])
+    table.frames(0.5, [("2D", (150, 150))])                      # in the hand, unseen
+    table.frames(1.0, [("2D", (150, 150)), ("9C", (170, 40))])    # lands far away
+    assert table.types()[-1] == ("moved", "9C", "right")
+    assert not any(t == "removed" for t, *_ in table.types())
+
+
+def test_face_down_cards_moved_together_keep_who_they_are():
+    table = Table()
+    table.frames(1.0, [("4H", (20, 50)), ("8S", (80, 50))])
+    table.frames(1.5, [("BACK", (20, 50)), ("BACK", (80, 50))])
+    faces = {e.track: e.face for e in table.events if e.type == "turned"}
+    assert sorted(faces.values()) == ["4H", "8S"]
+    table.frames(0.4)                                                # lifted together
+    table.frames(1.0, [("BACK", (110, 60)), ("BACK", (170, 60))])    # put down 90 mm to the right
+    moved = [e for e in table.events if e.type == "moved"]
+    assert len(moved) == 2
+    by_x = sorted(moved, key=lambda e: e.position[0])
+    assert [faces[e.track] for e in by_x] == ["4H", "8S"]
+    assert [e.face for e in by_x] == ["4H", "8S"]
+
+
+def test_a_second_copy_of_a_one_deck_card_is_a_question_not_a_card():
+    table = Table(copies=1)
+    table.frames(1.0, [("AS", (50, 50))])
+    table.frames(1.0, [("AS", (50, 50)), ("AS", (150, 50))])
+    assert [t for t, *_ in table.types()] == ["placed", "question"]
+    assert table.events[-1].details["kind"] == "duplicate"
+    assert len(table.tracker.cards) == 1
+    two_decks = Table(copies=2)
+    two_decks.frames(1.0, [("AS", (50, 50))]).frames(1.0, [("AS", (50, 50)), ("AS", (150, 50))])
+    assert [t for t, *_ in two_decks.types()] == ["placed", "placed"]
+
+
+def test_a_weak_reading_is_asked_about_once_and_settles_when_sure():
+    table = Table(sure_confidence=0.6)
+    table.frames(2.0, [("7D", (50, 50), 0.4)])
+    assert [t for t, *_ in table.types()] == ["question"]
+    assert table.events[0].details["guess"] == "7D"
+    table.frames(1.0, [("7D", (50, 50), 0.9)])
+    assert [t for t, *_ in table.types()] == ["question", "placed"]
+
+
+def test_a_card_outside_every_zone_is_a_question():
+    table = Table()
+    table.frames(1.0, [("3C", (250, 50))])
+    assert [(e.type, e.details.get("kind")) for e in table.events] == [("question", "nozone")]
+    assert table.tracker.cards == []
+
+
+def test_readings_below_the_floor_are_ignored():
+    table = Table(min_confidence=0.3)
+    table.frames(2.0, [("3C", (50, 50), 0.2)])
+    assert table.events == []
+
+
+def test_time_must_not_go_backwards_and_settings_are_checked():
+    tracker = Tracker()
+    tracker.update(1.0, [])
+    with pytest.raises(ValueError, match="backwards"):
+        tracker.update(0.5, [])
+    with pytest.raises(ValueError):
+        TrackerConfig(settle_seconds=0)
+    with pytest.raises(ValueError):
+        TrackerConfig(min_confidence=0.9, sure_confidence=0.5)
+    with pytest.raises(ValueError):
+        TableEvent("exploded", "AS", None, 0.0, 1)
+
+
+def test_events_serialise_without_revealing_remembered_faces_by_default():
+    table = Table()
+    table.frames(1.0, [("QS", (50, 50))]).frames(1.5, [("BACK", (50, 50))])
+    public = table.events[-1].to_json()
+    assert public["type"] == "turned" and public["card"] == "BACK"
+    assert "face" not in public and "previous_card" not in public
+    private = table.events[-1].to_json(include_faces=True)
+    assert private["face"] == "QS"
