@@ -328,6 +328,9 @@ def test_remove_and_replace_keep_the_supply_right():
     assert ENGINE.view(removed)["board"]["cells"] == []
     with pytest.raises(IllegalEvent, match="empty"):
         ENGINE.apply(removed, {"type": "remove", "cell": [6, 6]})
+    to_red = ENGINE.apply(state, {"type": "replace", "cell": [6, 6], "card": "KH"})
+    assert cell_view(to_red, (6, 6))["placed_by"] == "red"
+    assert ENGINE.view(to_red)["supplies"] == {"red": {"1": 4, "2": 1, "3": 1, "4": 0}, "black": {"1": 4, "2": 1, "3": 1, "4": 1}}
     with pytest.raises(IllegalEvent, match="already holds KS"):
         ENGINE.apply(state, {"type": "replace", "cell": [6, 6], "card": "KS"})
     with pytest.raises(IllegalEvent, match="empty"):

@@ -180,7 +180,8 @@ class KingdomsEngine:
         del tiles[cell]
         piece = self._piece(state, card)
         trial = replace(state, players=tuple(players))
-        tile = self._checked_tile(trial, tiles, cell, card, piece, old.placed_by)
+        placer = piece.owner if piece.is_castle else old.placed_by
+        tile = self._checked_tile(trial, tiles, cell, card, piece, placer)
         if piece.is_castle:
             players = _take_castle(trial, players, piece)
         tiles[cell] = tile
