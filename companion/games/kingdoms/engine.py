@@ -299,7 +299,7 @@ class KingdomsEngine:
         top, left = box[0], box[1]
         shift = {cell: (cell[0] - top + 1, cell[1] - left + 1) for cell in tiles}
         pieces = {shift[c]: p for c, p in self._pieces(state, tiles).items()}
-        labels = {shift[c]: (t.card.pretty + (" (face down)" if t.face_down else "")) if t.card else "face-down card"
+        labels = {shift[c]: (t.card.pretty + (" face down" if t.face_down else "")) if t.card else "face-down card"
                   for c, t in tiles.items()}
         warnings = []
         if len(tiles) < CELLS_IN_GRID:
