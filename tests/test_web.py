@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import pathlib
 import re
 import time
 
@@ -351,3 +352,16 @@ def test_mjpeg_stream_sends_the_latest_frame(client, table):
     assert response.mimetype == "multipart/x-mixed-replace"
     body = response.get_data()
     assert body.startswith(b"--frame\r\nContent-Type: image/jpeg") and b"\xff\xd8" in body
+
+
+def test_openapi_documents_every_api_route(app):
+    yaml = pytest.importorskip("yaml")
+    with open(pathlib.Path(__file__).parent.parent / "web_ui" / "openapi.yaml") as handle:
+        spec = yaml.safe_load(handle)
+    documented = {(path, method.upper()) for path, item in spec["paths"].items() for method in item if method != "parameters"}
+    served = set()
+    for rule in app.url_map.iter_rules():
+        if rule.rule.startswith("/api/"):
+            path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
+            served |= {(path, method) for method in rule.methods - {"HEAD", "OPTIONS"}}
+    assert documented == served

@@ -8,7 +8,20 @@ window.Camera = (() => {
   function init(ctx, apiUrl, getPin) {
     const view = $("camera-view"), video = $("camera-video"), status = $("camera-status");
 
+    async function showStatus() {
+      const response = await fetch(apiUrl + "/camera", { cache: "no-store" });
+      if (!response.ok) return;
+      const data = await response.json();
+      $("camera-server").hidden = !data.server_camera || !ctx.isReferee();
+      $("camera-phone").hidden = !ctx.isReferee();
+      const f = data.feed;
+      $("camera-feed").textContent = f ? f.source + ": " + f.frames + " frames, " + f.camera_events + " camera events" +
+        (f.overruled_by_referee ? ", " + f.overruled_by_referee + " overruled by the referee" : "") + (f.error ? " · " + f.error : "") +
+        (f.questions.length ? " · last question: " + f.questions[f.questions.length - 1] : "") : "No camera is watching this table.";
+    }
+
     function showLatest() {
+      showStatus();
       const probe = new Image();
       probe.onload = () => { view.src = probe.src; view.hidden = false; };
       probe.onerror = () => { if (view.hidden) status.textContent = "No camera frame yet."; };
@@ -51,6 +64,12 @@ window.Camera = (() => {
           status.textContent = response.ok ? "Sending frames… (" + data.width + "×" + data.height + ")" : "Frame refused: " + (data.error || response.status);
         } finally { busy = false; }
       }, 700);
+    });
+    $("camera-server").addEventListener("click", async () => {
+      const response = await fetch(apiUrl + "/camera", { method: "POST", headers: { "Content-Type": "application/json", "X-Referee-Pin": getPin() || "" }, body: JSON.stringify({ use: "server" }) });
+      const data = await response.json().catch(() => ({}));
+      status.textContent = response.ok ? "The server camera now watches this table." : "Server camera: " + (data.error || response.status);
+      showLatest();
     });
     $("camera-stop").addEventListener("click", () => {
       clearInterval(timer);
