@@ -6,12 +6,12 @@ or a polygon ``class x1 y1 x2 y2 …`` whose bounding box is taken), ``DIR/data.
 What counts (the rules, so the figures can be argued with):
 
 * **Ground-truth cards.** Labels box corner indices (and whole face-down cards). Two labelled boxes
-  of the same code whose centres are at most ``GT_PAIR_SPAN`` index scales apart (a card diagonal;
-  scale = sqrt(w·h) of the box) are the two corners of one card; pairs are taken closest first,
+  of the same code whose centres are at most ``GT_PAIR_SPAN`` index scales apart (about a card
+  diagonal; scale = the longer side of the box, as in :mod:`companion.vision.grouping`) are the two corners of one card; pairs are taken closest first,
   each box once. Every other labelled box is a card of its own; every ``BACK`` box is one card.
 * **Where a prediction is.** A predicted card is *at* a ground-truth card when its box contains
   one of that card's labelled index centres, or its estimated centre lies within
-  ``MATCH_RADIUS`` index scales of one (a correctly read lone corner puts the centre about 2.65
+  ``MATCH_RADIUS`` index scales of one (a correctly read lone corner puts the centre about 2.25
   scales away from it).
 * **Matching**, one-to-one, nearest first: first predictions at a ground-truth card with the same
   code (true positives); then, among what is left, predictions at a ground-truth card with another
@@ -23,7 +23,6 @@ What counts (the rules, so the figures can be argued with):
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 import statistics
 import time
@@ -37,8 +36,8 @@ from companion.cards import Card, InvalidCardError
 from companion.vision.detections import Detections
 from companion.vision.frames import load_image
 
-GT_PAIR_SPAN = 8.0
-MATCH_RADIUS = 3.5
+GT_PAIR_SPAN = 6.5
+MATCH_RADIUS = 3.0
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 # Names other datasets use for our codes.
 NAME_ALIASES = {"RED JOKER": "BJ", "BLACK JOKER": "SJ", "BIG JOKER": "BJ", "SMALL JOKER": "SJ", "JOKER": "BJ"}
@@ -112,7 +111,7 @@ class LabelledBox:
 
     @property
     def scale(self) -> float:
-        return math.sqrt(max(self.box[2] - self.box[0], 1e-6) * max(self.box[3] - self.box[1], 1e-6))
+        return max(self.box[2] - self.box[0], self.box[3] - self.box[1], 1e-6)
 
 
 @dataclass(frozen=True)
@@ -354,7 +353,7 @@ def markdown_report(summary: dict, command: str, models_note: str = "", when: st
 
 _RULES_TEXT = (
     "Ground truth: labelled boxes of the same code within "
-    f"{GT_PAIR_SPAN:g} index sizes (sqrt(w·h)) of each other are the two corners of one card; every other box is a "
+    f"{GT_PAIR_SPAN:g} index sizes (the longer side of a box) of each other are the two corners of one card; every other box is a "
     "card of its own; BACK boxes are face-down cards. A prediction is at a ground-truth card when its box contains "
     f"one of the card's labelled index centres or its centre lies within {MATCH_RADIUS:g} index sizes of one. "
     "Matching is one-to-one, nearest first: same code first (true positives), then a different code (a confusion, "

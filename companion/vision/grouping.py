@@ -5,12 +5,13 @@ index it sees; the classifier reads it and says which way up it reads. Here two 
 same code that sit where the two corners of one card would be become one card; a lone index
 stands for its card on its own, with the card's centre estimated from where the index points.
 
-All distances are in units of the index's own size ``scale = sqrt(w * h)`` of its box, so the
-rules hold at any camera distance. The constants were measured on the real labelled photos
-(``/work/shared/datasets/cardcounterml``: 2,058 pairs of same-code labels in one photo, centre
-distance 5.3 × scale at the median, 90 % between 3.6 and 6.6) and on the poker-card layout
-(63 × 88 mm, index centres about 6 mm in and 13 mm down from the corner, so the centre lies
-51° below the index's horizontal).
+All distances are in units of the index's own size, ``scale`` = the longer side of its box, so
+the rules hold at any camera distance; the longer side barely changes as a tall index turns
+(a 26 × 70 px index is 68 px across at 45°), unlike its area. The constants were measured on the
+real labelled photos (``/work/shared/datasets/cardcounterml``: 2,058 pairs of same-code labels in
+one photo, centres 4.2 scales apart at the median, 90 % between 2.7 and 5.1) and on the 31 rendered
+training decks (4.8 at the median, 3.8-5.5; the card's centre lies 53° below the upright index's
+horizontal, 51-57°).
 """
 from __future__ import annotations
 
@@ -21,9 +22,9 @@ import numpy as np
 
 from companion.vision.detections import Detections
 
-CORNER_SPAN = 5.3          # distance between the two index centres of one card, in index scales
-MIN_SPAN, MAX_SPAN = 2.5, 8.0
-CENTRE_BEARING_DEG = 50.6  # direction from an upright index to the card centre, below horizontal
+CORNER_SPAN = 4.5          # distance between the two index centres of one card, in index scales
+MIN_SPAN, MAX_SPAN = 2.0, 6.5
+CENTRE_BEARING_DEG = 53.0  # direction from an upright index to the card centre, below horizontal
 MAX_BEARING_ERROR_DEG = 60.0
 MAX_CENTRE_DISAGREEMENT = 0.5  # of the corner distance, when the two readings are a quarter-turn apart
 
@@ -64,8 +65,9 @@ class IndexReading:
 
     @property
     def scale(self) -> float:
+        """The longer side of the box: the index's size, nearly independent of its rotation."""
         x1, y1, x2, y2 = self.box
-        return math.sqrt(max(x2 - x1, 1e-6) * max(y2 - y1, 1e-6))
+        return max(x2 - x1, y2 - y1, 1e-6)
 
     @property
     def toward_center(self) -> np.ndarray:

@@ -1,0 +1,112 @@
+"""Latency of the recogniser on one 1280×720 frame: detector alone and the whole two-stage path.
+
+The frame is a synthetic table: a felt-green background with eight face-up cards (drawn here: white
+card, rank and suit sign in two opposite corners, any rotation) and two face-down cards. What is
+timed is exactly what ``companion detect`` times: a decoded BGR frame in, the list of cards out
+(letterbox, detector, decoding, crops at four rotations, classifier, grouping). Each backend that is
+installed is run on 2 threads; rows report the median of many repeats after a warm-up.
+
+Needs the exported models (``vision_models/weights`` or ``$COMPANION_WEIGHTS``); without them the
+benchmark reports nothing and says why.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+import time
+
+import cv2
+import numpy as np
+
+FRAME_SHAPE = (720, 1280)
+THREADS = 2
+CARD_W, CARD_H = 126, 176
+FACES = ("AS", "10H", "QD", "6C", "9S", "KH", "2D", "JC")
+_SUIT_COLOURS = {"S": (20, 20, 20), "C": (20, 20, 20), "H": (30, 30, 200), "D": (30, 30, 200)}
+
+
+def _card_image(code: str) -> np.ndarray:
+    card = np.full((CARD_H, CARD_W, 3), 245, np.uint8)
+    cv2.rectangle(card, (0, 0), (CARD_W - 1, CARD_H - 1), (160, 160, 160), 2)
+    rank, suit = code[:-1], code[-1]
+    colour = _SUIT_COLOURS[suit]
+    corner = np.full((44, 26, 3), 245, np.uint8)
+    cv2.putText(corner, rank, (1, 17), cv2.FONT_HERSHEY_SIMPLEX, 0.55 if len(rank) == 1 else 0.42, colour, 2, cv2.LINE_AA)
+    if suit in "HD":
+        cv2.fillPoly(corner, [np.array([[5, 26], [13, 40], [21, 26], [13, 21]])], colour)
+    else:
+        cv2.circle(corner, (13, 31), 7, colour, -1)
+    card[6:50, 5:31] = corner
+    card[CARD_H - 50:CARD_H - 6, CARD_W - 31:CARD_W - 5] = cv2.rotate(corner, cv2.ROTATE_180)
+    cv2.putText(card, rank, (CARD_W // 2 - 20, CARD_H // 2 + 15), cv2.FONT_HERSHEY_SIMPLEX, 1.4, colour, 3, cv2.LINE_AA)
+    return card
+
+
+def _back_image() -> np.ndarray:
+    back = np.full((CARD_H, CARD_W, 3), (40, 40, 150), np.uint8)
+    for offset in range(-CARD_H, CARD_W, 12):
+        cv2.line(back, (offset, 0), (offset + CARD_H, CARD_H), (90, 90, 210), 3)
+    cv2.rectangle(back, (6, 6), (CARD_W - 7, CARD_H - 7), (240, 240, 240), 3)
+    return back
+
+
+def synthetic_table_frame(seed: int = 0) -> tuple[np.ndarray, int]:
+    """A 1280×720 BGR frame with 8 face-up and 2 face-down cards; returns (frame, number of cards)."""
+    rng = np.random.default_rng(seed)
+    frame = np.empty((*FRAME_SHAPE, 3), np.uint8)
+    frame[:] = (60, 110, 40)
+    frame = cv2.add(frame, rng.integers(0, 18, frame.shape, dtype=np.uint8))
+    images = [_card_image(code) for code in FACES] + [_back_image(), _back_image()]
+    for n, card in enumerate(images):
+        centre = (150 + (n % 5) * 245, 190 + (n // 5) * 330)
+        angle = float(rng.uniform(-35, 35)) + 90 * int(rng.integers(0, 4))
+        matrix = cv2.getRotationMatrix2D((CARD_W / 2, CARD_H / 2), angle, 1.0)
+        matrix[:, 2] += (centre[0] - CARD_W / 2, centre[1] - CARD_H / 2)
+        mask = cv2.warpAffine(np.full((CARD_H, CARD_W), 255, np.uint8), matrix, (FRAME_SHAPE[1], FRAME_SHAPE[0]))
+        warped = cv2.warpAffine(card, matrix, (FRAME_SHAPE[1], FRAME_SHAPE[0]))
+        frame[mask > 127] = warped[mask > 127]
+    return cv2.GaussianBlur(frame, (3, 3), 0.6), len(images)
+
+
+def _median_ms(function, repeats: int, warmup: int) -> float:
+    for _ in range(warmup):
+        function()
+    timings = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        timings.append((time.perf_counter() - start) * 1000)
+    return statistics.median(timings)
+
+
+def run(quick: bool) -> list[dict]:
+    from companion.vision import Detector, available_backends
+    from companion.vision.models import WeightsMissingError
+
+    repeats, warmup = (5, 2) if quick else (60, 8)
+    frame, drawn = synthetic_table_frame()
+    rows = []
+    for backend in available_backends():
+        try:
+            detector = Detector.load(backend=backend, threads=THREADS)
+        except WeightsMissingError as error:
+            print(f"bench_detect: skipped ({error})", file=sys.stderr)
+            return []
+        found = detector(frame)
+        indices = len(detector.read(frame).indices)
+        note = (f"1280x720 synthetic table, {drawn} cards drawn, {len(found)} found "
+                f"({indices} index crops x 4 rotations), {THREADS} threads, median of {repeats}")
+        rows.append({"name": f"{backend}: detector only", "median": _median_ms(lambda: detector.detect_boxes(frame), repeats, warmup),
+                     "unit": "ms/frame", "note": note})
+        rows.append({"name": f"{backend}: whole path (frame -> cards)", "median": _median_ms(lambda: detector(frame), repeats, warmup),
+                     "unit": "ms/frame", "note": note})
+    return rows
+
+
+if __name__ == "__main__":
+    quick = "--quick" in sys.argv
+    for row in run(quick):
+        print(f"{row['name']:<45} {row['median']:8.1f} {row['unit']}  {row['note']}")
+    if "--save-frame" in sys.argv:
+        cv2.imwrite("bench_detect_frame.png", synthetic_table_frame()[0])
