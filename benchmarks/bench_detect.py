@@ -11,7 +11,6 @@ benchmark reports nothing and says why.
 """
 from __future__ import annotations
 
-import math
 import statistics
 import sys
 import time
