@@ -34,6 +34,23 @@ def _models_note(detector) -> str:
             f"{'; ' + summary if summary else ''}), backend {detector.backend}, conf {detector.conf}")
 
 
+def _command_line(args) -> str:
+    """The options that shaped this result, written as the command that reproduces it."""
+    parts = ["companion", "evaluate", args.folder, "--split", args.split]
+    if args.weights:
+        parts += ["--weights", args.weights]
+    if args.conf != 0.25:
+        parts += ["--conf", str(args.conf)]
+    if args.backend != "onnxruntime":
+        parts += ["--backend", args.backend]
+    if args.threads != 2:
+        parts += ["--threads", str(args.threads)]
+    if args.limit is not None:
+        parts += ["--limit", str(args.limit)]
+    parts += ["--out", args.out]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
 def run(args) -> int:
     from companion.vision import Detector
     from companion.vision.evaluation import evaluate_folder, markdown_report
@@ -50,7 +67,7 @@ def run(args) -> int:
 
     summary = evaluate_folder(detector, args.folder, split=args.split, limit=args.limit, progress=progress)
     if args.out:
-        command = "companion evaluate " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else "companion evaluate"
+        command = _command_line(args)
         Path(args.out).write_text(markdown_report(summary, command, _models_note(detector)))
     if args.json:
         print(json.dumps(summary))
