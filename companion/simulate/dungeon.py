@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 import statistics
 from collections import Counter
-from typing import Any
 
 from companion.games.base import IllegalEvent
 from companion.games.dungeon import ENGINE

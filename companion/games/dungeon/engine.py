@@ -20,7 +20,7 @@ from companion.games.base import IllegalEvent, InvalidSetup
 from companion.games.dungeon import rules
 from companion.games.dungeon.rules import (GUILD_CARDS, GUILD_NAMES, MERCENARY, PLAY_DECK, SCROLL, TRAP, TREASURE,
                                            Options, kind, level, options_dict, parse_options, pretty, suit)
-from companion.games.dungeon.state import DungeonState, FrozenMap, freeze, thaw
+from companion.games.dungeon.state import DungeonState, freeze, thaw
 
 PHASES = ("guilds", "redeal_four", "reveal", "friend", "prize", "fight", "trap", "over")
 
