@@ -1,0 +1,112 @@
+"""``companion serve``: a real process answers over HTTP and HTTPS, keeps its tables across restarts."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from companion.cli import main as companion_cli
+from companion.commands.serve import ensure_certificate, public_url
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start(data, *extra):
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--port", str(port), "--data", str(data), *extra],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return process, port
+
+
+def wait_until_up(url, context=None, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2, context=context) as response:
+                return response.status
+        except OSError:
+            time.sleep(0.2)
+    raise AssertionError(f"{url} did not answer within {timeout} s")
+
+
+def stop(process):
+    process.send_signal(signal.SIGINT)
+    try:
+        return process.communicate(timeout=10)[0]
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return process.communicate()[0]
+
+
+def post_json(url, body, context=None):
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, timeout=5, context=context) as response:
+        return response.status, json.loads(response.read())
+
+
+def test_serve_over_http_and_restart(tmp_path):
+    process, port = start(tmp_path)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        assert wait_until_up(base + "/api/games") == 200
+        status, table = post_json(base + "/api/tables", {"game": "chosen", "players": ["Ann", "Bo"]})
+        assert status == 201 and table["join_url"] == f"{base}/t/{table['id']}"
+    finally:
+        output = stop(process)
+    assert "this machine only" in output
+    process, port = start(tmp_path)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_until_up(base + "/api/games")
+        with urllib.request.urlopen(f"{base}/api/tables/{table['id']}", timeout=5) as response:
+            assert json.loads(response.read())["session"]["id"] == table["id"]
+    finally:
+        stop(process)
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl command to make a certificate")
+def test_serve_over_https_with_a_self_signed_certificate(tmp_path):
+    process, port = start(tmp_path, "--https")
+    try:
+        context = ssl.create_default_context(cafile=None)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        assert wait_until_up(f"https://127.0.0.1:{port}/", context) == 200
+        trusted = ssl.create_default_context(cafile=str(tmp_path / "tls" / "cert.pem"))
+        assert wait_until_up(f"https://127.0.0.1:{port}/api/games", trusted) == 200  # the certificate names 127.0.0.1
+    finally:
+        stop(process)
+    assert oct((tmp_path / "tls" / "key.pem").stat().st_mode & 0o777) == "0o600"
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl command to make a certificate")
+def test_the_certificate_is_made_once(tmp_path):
+    cert, key = ensure_certificate(tmp_path, "192.168.1.20")
+    made = cert.read_bytes()
+    text = subprocess.run(["openssl", "x509", "-in", str(cert), "-noout", "-text"], capture_output=True, text=True).stdout
+    assert "IP Address:192.168.1.20" in text and "DNS:localhost" in text
+    assert ensure_certificate(tmp_path, "192.168.1.20")[0].read_bytes() == made
+
+
+def test_public_url_uses_the_lan_address_for_every_interface():
+    assert public_url("127.0.0.1", 8000, False) == "http://127.0.0.1:8000/"
+    lan = public_url("0.0.0.0", 8443, True)
+    assert lan.startswith("https://") and lan.endswith(":8443/") and "0.0.0.0" not in lan
+
+
+def test_a_bad_port_is_a_clean_error(tmp_path, capsys):
+    assert companion_cli(["serve", "--port", "70000", "--data", str(tmp_path)]) == 2
+    assert "--port" in capsys.readouterr().err
