@@ -11,7 +11,7 @@ import subprocess
 from companion.cli import CommandError
 
 # Each open phone holds one server-sent-events stream, i.e. one server thread, while it watches.
-SERVER_THREADS = 64
+SERVER_THREADS = 64  # = web_ui.server.DEFAULT_THREADS; kept here so --help stays cheap
 
 
 def register(subparsers) -> None:
@@ -88,8 +88,7 @@ def serve(args) -> int:
         print(f"HTTPS with the self-signed certificate {cert}: each phone accepts it once")
         run_simple(args.host, args.port, app, threaded=True, ssl_context=(str(cert), str(key)))
     else:
-        import waitress
+        from web_ui.server import serve_forever
 
-        waitress.serve(app, host=args.host, port=args.port, threads=args.threads, ident="card-companion",
-                       channel_timeout=120, connection_limit=max(100, args.threads * 2))
+        serve_forever(app, args.host, args.port, args.threads)
     return 0
