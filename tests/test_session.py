@@ -242,3 +242,42 @@ def test_player_colours_are_kept_for_the_screens_not_given_to_the_engine(tmp_pat
     assert grid_registry(tmp_path).get(table.id).snapshot()["session"]["colours"] == {"Ann": "#dc2626"}
     with pytest.raises(SessionError):
         registry.create("grid", {"players": [{"name": "Ann", "colour": "red; background: url(x)"}]})
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+operations = st.lists(st.one_of(
+    st.tuples(st.just("place"), st.integers(0, 2), st.integers(0, 2), st.sampled_from(["AS", "10H", "BJ", "KD"]), st.sampled_from(["referee", "camera"])),
+    st.tuples(st.just("clear"), st.integers(0, 2), st.integers(0, 2), st.just(None), st.sampled_from(["referee", "camera"])),
+    st.tuples(st.just("undo"), st.just(0), st.just(0), st.just(None), st.just("referee")),
+    st.tuples(st.just("redo"), st.just(0), st.just(0), st.just(None), st.just("referee")),
+), max_size=25)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(operations)
+def test_any_history_replays_to_the_same_table(tmp_path_factory, ops):
+    from companion.games import replay
+
+    folder = tmp_path_factory.mktemp("history")
+    registry = grid_registry(folder)
+    table, _ = registry.create("grid", SETUP)
+    for kind, row, col, card, source in ops:
+        before = table.snapshot()
+        try:
+            if kind == "place":
+                table.submit(place(row, col, card), source=source)
+            elif kind == "clear":
+                table.submit({"type": "clear", "cell": [row, col]}, source=source)
+            elif kind == "undo":
+                table.undo()
+            else:
+                table.redo()
+        except IllegalEvent:
+            assert table.snapshot() == before  # a refusal changes nothing
+    # The state is always the replay of the active events, and a restart rebuilds all of it.
+    assert table.engine.view(table.state) == GridEngine().view(replay(GridEngine(), SETUP, table.active_events()))
+    assert [e.seq for e in table.journal] == list(range(1, len(table.journal) + 1))
+    again = grid_registry(folder).get(table.id)
+    assert again.snapshot() == table.snapshot()
+    assert again.journal == table.journal

@@ -112,6 +112,13 @@ def test_create_rejects_bodies_that_are_not_json(client):
     assert response.status_code == 400 and "not valid JSON" in response.get_json()["error"]
 
 
+def test_json_bodies_over_their_limit_are_refused(tmp_path):
+    client = make_app(tmp_path, MAX_JSON_BYTES=500).test_client()
+    response = client.post("/api/tables", json={"game": "grid", "players": ["x" * 600]})
+    assert response.status_code == 413 and "JSON" in response.get_json()["error"]
+    assert client.get("/api/tables").get_json()["tables"] == []
+
+
 def test_requests_over_the_size_limit_are_refused(tmp_path):
     client = make_app(tmp_path, MAX_CONTENT_LENGTH=1000).test_client()
     response = client.post("/api/tables", json={"game": "grid", "players": ["x" * 2000]})

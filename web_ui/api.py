@@ -52,6 +52,9 @@ def registry() -> TableRegistry:
 def json_body() -> dict:
     if not request.is_json:
         raise ApiError(415, "send JSON with Content-Type: application/json")
+    limit = current_app.config["MAX_JSON_BYTES"]
+    if request.content_length is not None and request.content_length > limit:
+        raise ApiError(413, f"a JSON body may be at most {limit} bytes")
     try:
         body = request.get_json()
     except BadRequest:

@@ -10,6 +10,8 @@ class Config:
     # Largest request body: a phone camera frame as JPEG is well under this.
     MAX_CONTENT_LENGTH = 4 * 1024 * 1024
     MAX_FRAME_BYTES = 4 * 1024 * 1024
+    # A table setup or an event is small: anything bigger is a mistake or an attack.
+    MAX_JSON_BYTES = 64 * 1024
     # Server-sent events: a comment every few seconds keeps proxies and phones from closing an idle
     # stream; each stream ends after a while so a server thread is never held forever (the browser
     # reconnects at once with Last-Event-ID and misses nothing).
