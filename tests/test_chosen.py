@@ -89,6 +89,7 @@ def test_no_draw_when_already_holding_the_target():
     ({"players": ["A", "A"]}, "different"),
     ({"players": ["A", ""]}, "name"),
     ({"players": ["A", "B"], "seed": "x"}, "seed"),
+    ({"players": [f"P{i}" for i in range(8)], "options": {"second_deck": "never"}}, "64 cards"),
     ({"players": ["A", "B"], "colour": 1}, "unknown setup"),
     ({"players": ["A", "B"], "deal": {"hands": [["KH", "AH"], ["2H", "3H"]]}}, "King"),
     ({"players": ["A", "B"], "deal": {"hands": [["AH", "AH"], ["2H", "3H"]]}}, "more copies"),

@@ -252,6 +252,9 @@ class ChosenEngine:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise InvalidSetup(f"seed must be a whole number or null, got {seed!r}")
         count = len(names)
+        if count * count > len(deck_for(decks)):
+            raise InvalidSetup(f"{count} players are dealt {count * count} cards but {decks} deck(s) hold "
+                               f"{len(deck_for(decks))}: use option second_deck='auto' or 'always'")
         hands, draw = self._deal(setup.get("deal"), seed, decks, count)
         state = State(names=tuple(names), teams=tuple(teams), options=options, decks=decks,
                       seed=seed if seed is not None or setup.get("deal") is None else 0,
