@@ -171,3 +171,26 @@ def test_the_dungeon_screen_shows_the_doubling_and_the_fight(browser, server):
     assert "Swordsmen" in board and "27" in board
     shoot(page, "05-dungeon")
     assert errors == []
+
+
+def test_kingdoms_between_rounds_shows_the_scored_grid_and_the_chart(browser, server):
+    import json
+
+    with open("/work/shared/golden/kingdoms_seed_example.json") as handle:
+        golden = json.load(handle)
+    players = [{"name": name, "suits": suits} for name, suits in golden["players"].items()]
+    _, table = request(server, "POST", "/api/tables", {"game": "kingdoms", "players": players})
+    pin = {"X-Referee-Pin": table["pin"]}
+    for r, row in enumerate(golden["board_face_up"]):
+        for c, card in enumerate(row):
+            assert request(server, "POST", f"/api/tables/{table['id']}/events", {"type": "place", "cell": [r + 3, c + 3], "card": card}, pin)[0] == 201
+    page, errors = phone(browser, server)
+    page.goto(f"/t/{table['id']}")
+    page.wait_for_selector("body[data-live='1']")
+    assert page.locator(".kgrid.final .kcell[data-cell='2,4'] .score").inner_text() == "28"
+    page.locator(".kgrid.final .kcell[data-cell='2,4']").click()
+    assert "× 4 = 28" in page.locator("ul.explain").inner_text()
+    assert page.locator("table.scores tr[data-player='red'] td").nth(1).inner_text() == "53"
+    assert page.locator(".chart polyline[data-player='black']").get_attribute("points").count(",") == 2
+    shoot(page, "06-kingdoms-scored")
+    assert errors == []

@@ -8,6 +8,18 @@
 
   function key(cell) { return cell[0] + "," + cell[1]; }
 
+  /** Chosen colours first; otherwise a red kingdom is red and a black one is black. */
+  function kingdomColours(state) {
+    const colours = Screens.playerColours(state);
+    const chosen = (state.session && state.session.colours) || {};
+    for (const p of state.players || []) {
+      if (chosen[p.name]) continue;
+      if (p.suits.every((s) => s === "H" || s === "D")) colours[p.name] = "#dc2626";
+      else if (p.suits.every((s) => s === "S" || s === "C")) colours[p.name] = "#1f2937";
+    }
+    return colours;
+  }
+
   function windowOf(board, referee) {
     const cells = board.cells.map((c) => c.cell);
     if (referee) cells.push(...board.open_cells);
@@ -44,7 +56,7 @@
     const occupied = {};
     for (const c of board.cells) occupied[key(c.cell)] = c;
     const scores = castleScores(state, board);
-    const colours = Screens.playerColours(state);
+    const colours = kingdomColours(state);
     const grid = h("div.kgrid", { style: "--cols:" + (w.right - w.left + 1) + "; grid-template-columns: repeat(" + (w.right - w.left + 1) + ", minmax(0, 1fr))" });
     for (let r = w.top; r <= w.bottom; r++) {
       for (let c = w.left; c <= w.right; c++) {
@@ -115,6 +127,26 @@
     return panel;
   }
 
+  /** Between rounds the table is empty: the grid of the round just scored, castle scores on it. */
+  function scoredGrid(state, ctx) {
+    const last = (state.results || [])[state.results.length - 1];
+    if (!last || !last.rows.length) return null;
+    const colours = kingdomColours(state);
+    const texts = (last.explanations && last.explanations.castles) || [];
+    const byCell = {};
+    last.castles.forEach((c, i) => { byCell[key(c.cell)] = { ...c, text: texts[i] || "" }; });
+    const grid = h("div.kgrid.final", { style: "--cols:" + last.rows[0].length + "; grid-template-columns: repeat(" + last.rows[0].length + ", minmax(0, 1fr))" });
+    last.rows.forEach((row, r) => row.forEach((code, c) => {
+      const k = key([r + 1, c + 1]);
+      const castle = byCell[k];
+      grid.append(h("button.kcell" + (castle ? ".castle" : ""), { type: "button", dataset: { cell: k }, style: castle ? Screens.colourStyle(colours, castle.owner) : null, onclick: () => { selected = "final:" + k; ctx.rerender(); } },
+        code ? Cards.el(code) : null, castle ? h("span.score" + (castle.total < 0 ? ".neg" : ""), String(castle.total)) : null));
+    }));
+    const chosen = selected && selected.startsWith("final:") ? byCell[selected.slice(6)] : null;
+    return h("section.card-panel", h("h2", "Round " + last.round + " as scored"), grid,
+      chosen ? h("ul.explain", chosen.text.split("; ").map((line) => h("li", line))) : h("p.hint", "Tap a castle for its score explained."));
+  }
+
   function chart(state) {
     const players = state.players || [];
     const rounds = state.rounds || 3;
@@ -142,13 +174,17 @@
     for (let i = 0; i <= rounds; i++) add("text", { x: x(i), y: height - 8, "font-size": 10, "text-anchor": "middle" }, i === 0 ? "start" : "R" + i);
     add("text", { x: 4, y: y(max) + 4, "font-size": 10 }, String(max));
     add("text", { x: 4, y: y(min) + 4, "font-size": 10 }, String(min));
-    const colours = Screens.playerColours(state);
-    const fallback = ["#dc2626", "#1f2937", "#2563eb", "#ca8a04"];
+    const colours = kingdomColours(state);
+    
+    // End labels sorted by height and kept at least 11 px apart so close totals stay readable.
+    const labelY = {};
+    series.map((points, i) => [y(points[points.length - 1]), i]).sort((a, b) => a[0] - b[0])
+      .reduce((previous, [at, i]) => { labelY[i] = Math.max(at - 4, previous + 11); return labelY[i]; }, -Infinity);
     series.forEach((points, i) => {
-      const colour = colours[players[i].name] || fallback[i % fallback.length];
+      const colour = colours[players[i].name];
       add("polyline", { points: points.map((v, j) => x(j) + "," + y(v)).join(" "), fill: "none", stroke: colour, "stroke-width": 3, class: "series", "data-player": players[i].name });
       points.forEach((v, j) => add("circle", { cx: x(j), cy: y(v), r: 3.5, fill: colour }));
-      add("text", { x: x(points.length - 1) + 5, y: y(points[points.length - 1]) - 4, "font-size": 10, fill: colour }, players[i].name + " " + points[points.length - 1]);
+      add("text", { x: x(points.length - 1) + 5, y: labelY[i], "font-size": 10, fill: colour }, players[i].name + " " + points[points.length - 1]);
     });
     return h("section.card-panel.chart", h("h2", "Totals by round"), svg);
   }
@@ -156,12 +192,13 @@
   function scoreTable(state) {
     const rounds = state.rounds || 3;
     const playing = !state.finished;
-    const provisional = (state.scores && state.scores.totals) || {};
+    // Between rounds "scores" is the round just scored, not the one now starting.
+    const provisional = state.scores_of && state.scores_of.final ? {} : (state.scores && state.scores.totals) || {};
     const head = h("tr", h("th", "Player"), Array.from({ length: rounds }, (_, i) => h("th", "R" + (i + 1))), h("th", "Total"));
     const rows = (state.players || []).map((p) => h("tr", { dataset: { player: p.name } }, h("td", p.name),
       Array.from({ length: rounds }, (_, i) => {
         if (i < p.round_scores.length) return h("td", String(p.round_scores[i]));
-        if (playing && i === state.round - 1) return h("td.muted", { title: "as the board stands now" }, "(" + (provisional[p.name] ?? 0) + ")");
+        if (playing && i === state.round - 1 && p.name in provisional) return h("td.muted", { title: "as the board stands now" }, "(" + provisional[p.name] + ")");
         return h("td.muted", "–");
       }),
       h("td", h("strong", String(p.total)))));
@@ -170,7 +207,7 @@
 
   function castleList(state, ctx) {
     const castles = (state.scores && state.scores.castles) || [];
-    if (!castles.length) return null;
+    if (!castles.length || !state.board.cells.length) return null;
     const board = state.board;
     const [top, left] = board.origin;
     return h("details.card-panel", { open: true }, h("summary", "Castle scores this round (tap for why)"),
@@ -184,7 +221,7 @@
   }
 
   function supplies(state) {
-    const colours = Screens.playerColours(state);
+    const colours = kingdomColours(state);
     return h("section.players", (state.players || []).map((p) => h("div.card-panel.player" + (p.name === state.to_act ? ".turn" : ""), { style: Screens.colourStyle(colours, p.name), dataset: { player: p.name } },
       h("h3", p.name + " ", h("span.hint", p.suits.map((s) => Cards.SYMBOL[s]).join(" ")), p.name === state.to_act ? " ← to play" : ""),
       h("div", "Castles left: ", ["1", "2", "3", "4"].map((rank) => h("span.supply", { title: "rank " + rank }, " r" + rank + "×" + (p.supply[rank] ?? 0)))),
@@ -198,12 +235,15 @@
         ? h("h2", "Winner: " + (state.winners || []).join(" and ") + (state.winners && state.winners.length > 1 ? " share the win" : " wins"))
         : h("h2", "Round " + state.round + " of " + state.rounds + " · " + board.filled + "/30 cards · " + (state.to_act || "") + " to play");
       const warnings = ((state.scores && state.scores.warnings) || []).map((w) => h("p.hint", w));
+      const betweenRounds = state.scores_of && state.scores_of.final && !board.cells.length;
       const refereeActions = ctx.isReferee() && !state.finished ? h("div.row.wrap",
         board.full ? h("button", { type: "button", onclick: () => ctx.send({ type: "score_round" }) }, "Score the round") : null,
         (state.players || []).filter((p) => p.name !== state.to_act).map((p) => h("button.small.secondary", { type: "button", onclick: () => ctx.send({ type: "set_turn", player: p.name }) }, p.name + "'s turn"))) : null;
       return h("div",
-        h("section.card-panel", banner, h("p.hint", (board.orientation ? board.orientation + " grid · " : "") + "rules: " + (state.options && state.options.rules)), refereeActions),
-        renderGrid(state, ctx, board), detail(state, ctx), warnings,
+        h("section.card-panel", banner, h("p.hint", (board.orientation ? board.orientation + " grid · " : "") + "rules: " + (state.options && state.options.rules) +
+          (board.territory_left !== undefined ? " · territory cards left: " + board.territory_left : "")), refereeActions),
+        betweenRounds ? scoredGrid(state, ctx) : null,
+        state.finished ? null : !board.cells.length && !ctx.isReferee() ? h("p.card-panel.hint", "Round " + state.round + ": no card on the table yet.") : renderGrid(state, ctx, board), detail(state, ctx), betweenRounds ? null : warnings,
         h("section.card-panel", h("h2", "Scores"), scoreTable(state)),
         castleList(state, ctx), supplies(state), chart(state), Screens.rulings(state));
     },

@@ -1,8 +1,17 @@
 /* Pieces every game screen uses: player colours, the rulings list, the engine's own log. */
 "use strict";
 const Screens = (() => {
+  const PALETTE = ["#dc2626", "#1f2937", "#2563eb", "#ca8a04", "#16a34a", "#9333ea", "#ea580c", "#0891b2"];
+
+  /** Each player's colour: the one chosen at the table's start, else one of a fixed palette by seat. */
   function playerColours(state) {
-    return (state.session && state.session.colours) || {};
+    const chosen = (state.session && state.session.colours) || {};
+    const colours = {};
+    (state.players || []).forEach((p, seat) => {
+      const name = typeof p === "string" ? p : p.name;
+      colours[name] = chosen[name] || PALETTE[seat % PALETTE.length];
+    });
+    return colours;
   }
 
   function colourStyle(colours, name) {
