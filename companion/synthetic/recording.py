@@ -376,9 +376,7 @@ class Renderer:
         self.world[oy:oy + mat.shape[0], ox:ox + mat.shape[1]] = mat
         self.camera_matrix = self._camera_matrix(seed)
         self.card_px = (int(round(CARD_MM[0] * self.scale)), int(round(CARD_MM[1] * self.scale)))
-        self._sprites: dict[tuple[str, bool], tuple[np.ndarray, np.ndarray]] = {}
-        mask = card_mask(*self.card_px)
-        self._mask = mask
+        self._sprites: dict[tuple[str, bool], np.ndarray] = {}
 
     def _camera_matrix(self, seed: int) -> np.ndarray:
         cam = self.camera
@@ -404,8 +402,9 @@ class Renderer:
     def _sprite(self, code: str, face_up: bool) -> np.ndarray:
         key = (code, face_up)
         if key not in self._sprites:
-            w, h = self.card_px
-            self._sprites[key] = render_card(code if face_up else "BACK", w * 2, h * 2, self.camera.style_seed)
+            width = max(2 * self.card_px[0], 126)    # drawn large, then scaled down: crisp small cards
+            self._sprites[key] = render_card(code if face_up else "BACK", width, int(round(width * CARD_MM[1] / CARD_MM[0])),
+                                             self.camera.style_seed)
         return self._sprites[key]
 
     def _paste_card(self, canvas: np.ndarray, card: _Card) -> None:
@@ -469,6 +468,9 @@ class Renderer:
                 return None
         corners = self.mat_to_frame(world_mm[:4])
         centre = self.mat_to_frame([card.pos])[0]
+        if not (0 <= centre[0] < self.camera.width and 0 <= centre[1] < self.camera.height):
+            return None   # still outside the picture, in the hand coming in
+        corners = np.clip(corners, 0, [self.camera.width - 1, self.camera.height - 1])
         x1, y1 = corners.min(0)
         x2, y2 = corners.max(0)
         return {"code": card.code if card.face_up else "BACK", "face": card.code,

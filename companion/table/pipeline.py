@@ -40,7 +40,7 @@ class PipelineConfig:
     mat: str = "auto"                       # auto: use the mat if its markers are seen; none: never
     mat_search_seconds: float = 2.0         # how long "auto" looks for the mat before going without
     refresh_seconds: float = 3.0            # re-find the mat this often (a bumped camera recovers)
-    occluder_fraction: float = 0.04         # skin-coloured share of the frame that means "a hand is over the table"
+    occluder_fraction: float = 0.008        # largest skin-coloured blob (share of the frame) that means "a hand"
     match_fraction: float = 0.55            # without a mat: match distance as a share of the card width (pixels)
 
     def __post_init__(self) -> None:
@@ -68,12 +68,20 @@ class FrameResult:
 
 
 def skin_fraction(frame: np.ndarray, width: int = 160) -> float:
-    """Share of skin-coloured pixels (YCrCb box): a cheap sign that a hand is over the table."""
+    """Share of the frame covered by the largest skin-coloured blob: a cheap sign of a hand over the table.
+
+    Only one solid blob counts: the pinkish anti-aliased edges of red pips are thin and scattered,
+    and an opening removes them before the blobs are measured.
+    """
     h, w = frame.shape[:2]
     small = cv2.resize(frame, (width, max(1, int(h * width / w))), interpolation=cv2.INTER_AREA)
     ycrcb = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
     mask = cv2.inRange(ycrcb, (60, 138, 80), (245, 172, 122))
-    return float(np.count_nonzero(mask)) / mask.size
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if count <= 1:
+        return 0.0
+    return float(stats[1:, cv2.CC_STAT_AREA].max()) / mask.size
 
 
 class TablePipeline:

@@ -1,0 +1,75 @@
+"""The command line: ``companion mat``, ``companion demo render`` and ``companion table run``."""
+import json
+
+import pytest
+
+from companion.cli import main
+
+
+def test_mat_writes_a_pdf_for_each_game(tmp_path, capsys):
+    for game, players, paper in (("kingdoms", None, "A3"), ("dungeon", 4, "A4-tiled"), ("chosen", 3, "A3")):
+        out = tmp_path / f"{game}.pdf"
+        argv = ["mat", "--game", game, "--paper", paper, "--out", str(out)] + (["--players", str(players)] if players else [])
+        assert main(argv) == 0
+        assert out.read_bytes().startswith(b"%PDF")
+    text = capsys.readouterr().out
+    assert "dungeon-4p mat" in text and "true scale" in text
+
+
+def test_mat_errors_are_one_clear_line(tmp_path, capsys):
+    assert main(["mat", "--game", "chosen", "--players", "7", "--out", str(tmp_path / "x.pdf")]) == 2
+    assert "no shipped chosen mat for 7 players" in capsys.readouterr().err
+    assert main(["mat", "--out", str(tmp_path / "x.pdf")]) == 2
+    assert main(["mat", "--game", "dungeon", "--out", str(tmp_path / "x.png")]) == 2
+    assert main(["mat", "--layout", str(tmp_path / "none.json"), "--out", str(tmp_path / "x.pdf")]) == 2
+    assert "no mat layout" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def chosen_recording(tmp_path_factory):
+    out = tmp_path_factory.mktemp("rec") / "chosen"
+    assert main(["demo", "render", "--game", "chosen", "--seed", "4", "--out", str(out), "--size", "640x480",
+                 "--card-truth"]) == 0
+    return out
+
+
+def test_demo_render_then_table_run_reaches_the_truth(chosen_recording, capsys):
+    capsys.readouterr()
+    code = main(["table", "run", "--game", "chosen", "--source", str(chosen_recording), "--detector", "truth",
+                 "--json", "--check-truth"])
+    result = json.loads(capsys.readouterr().out)
+    assert code == 0 and result["truth_matched"] is True
+    truth = json.loads((chosen_recording / "truth.json").read_text())
+    assert result["state"] == truth["final_state"]
+    assert result["engine_events"] == truth["setup_events"] + truth["events"]
+
+
+def test_table_run_text_output_and_a_wrong_setup_fails_the_truth(chosen_recording, capsys, tmp_path):
+    capsys.readouterr()
+    assert main(["table", "run", "--game", "chosen", "--source", str(chosen_recording), "--detector", "truth"]) == 0
+    text = capsys.readouterr().out
+    assert "chosen:" in text and "mat chosen-2p" in text
+    # other player names: the referee reaches a different state, and --check-truth says so
+    code = main(["table", "run", "--game", "chosen", "--source", str(chosen_recording), "--detector", "truth",
+                 "--players", "Zed,Yan", "--check-truth"])
+    assert code == 1 and "DIFFERS" in capsys.readouterr().out
+
+
+def test_table_run_errors_are_clear(tmp_path, capsys, chosen_recording):
+    assert main(["table", "run", "--game", "chosen", "--source", str(tmp_path / "nothing")]) == 2
+    assert "no such camera, video file or folder" in capsys.readouterr().err
+    assert main(["table", "run", "--game", "chosen", "--source", str(tmp_path), "--detector", "truth"]) == 2
+    err = capsys.readouterr().err
+    assert "holds no images" in err or "cards.jsonl" in err
+    assert main(["table", "run", "--game", "dungeon", "--source", str(chosen_recording), "--mat", "none",
+                 "--detector", "truth"]) == 2
+    assert "needs its mat" in capsys.readouterr().err
+    assert main(["table", "run", "--game", "chosen", "--source", str(chosen_recording), "--players", "Solo"]) == 2
+    assert "at least two" in capsys.readouterr().err
+
+
+def test_demo_render_refuses_bad_settings(tmp_path, capsys):
+    assert main(["demo", "render", "--game", "kingdoms", "--out", str(tmp_path / "r"), "--fps", "0"]) == 2
+    assert "--fps" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["demo", "render", "--game", "kingdoms", "--out", str(tmp_path / "r"), "--size", "huge"])

@@ -1,0 +1,74 @@
+"""The whole pipeline on rendered recordings.
+
+Two detectors: ``TruthDetector`` reports exactly the cards the renderer drew (hands hide them), which
+tests mat finding, zones, stability and the game bindings on realistic sequences; the shipped neural
+detector is tested the same way when its weights are installed (skipped, with the reason, if not).
+"""
+import pytest
+
+from companion.synthetic.recording import CameraSettings, TruthDetector, build_scenario, render_frames
+from companion.table.pipeline import PipelineError, build_pipeline, skin_fraction
+
+SMALL = CameraSettings(width=640, height=480, fps=8.0)
+
+
+def run_truth(game, seed, camera=SMALL, mat="auto"):
+    scenario = build_scenario(game, seed)
+    frames = list(render_frames(scenario, camera))
+    detector = TruthDetector([f.cards for f in frames])
+    pipeline = build_pipeline(game, detector, scenario.setup, scenario.setup_events, mat=mat)
+    summary = pipeline.run(((f.time, f.image) for f in frames), flush_seconds=3.0)
+    return scenario, frames, pipeline, summary
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game,seed", [("kingdoms", 2), ("dungeon", 5), ("chosen", 7)])
+def test_a_rendered_game_reaches_its_true_final_state(game, seed):
+    scenario, frames, pipeline, summary = run_truth(game, seed)
+    assert summary["units"] == "mm" and summary["mat"]["error_mm"] < 3
+    assert summary["engine_events"][len(scenario.setup_events):] == scenario.events
+    assert summary["state"] == scenario.final_view()
+    assert summary["questions"] == []
+    # hands passed over every card many times: only the cards really taken away were removed
+    removed = [e for r in pipeline.history for e in r.table_events if e.type == "removed"]
+    assert len(removed) == sum(len(a.ids) for a in scenario.actions if a.kind == "remove")
+    assert any(r.occluded for r in pipeline.history) and not all(r.occluded for r in pipeline.history)
+
+
+@pytest.mark.slow
+def test_kingdoms_without_the_mat_infers_the_grid_from_the_cards():
+    scenario, frames, pipeline, summary = run_truth("kingdoms", 3, CameraSettings(width=800, height=600, tilt=0.0,
+                                                                                   roll_degrees=0.0), mat="none")
+    assert summary["units"] == "px" and summary["mat"] is None
+    assert summary["state"] == scenario.final_view()
+
+
+def test_games_with_zones_refuse_to_run_without_their_mat():
+    scenario = build_scenario("chosen", 1)
+    with pytest.raises(PipelineError, match="needs its mat"):
+        build_pipeline("chosen", TruthDetector([]), scenario.setup, mat="none")
+
+
+def test_the_skin_detector_sees_the_hand_and_not_the_table():
+    scenario = build_scenario("chosen", 1)
+    frames = render_frames(scenario, SMALL)
+    first = next(frames)
+    assert skin_fraction(first.image) == 0.0
+    with_hand = next(f for f in frames if f.time > 0.3)
+    assert skin_fraction(with_hand.image) > 0.008
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game,seed", [("chosen", 11), ("dungeon", 12), ("kingdoms", 13)])
+def test_the_neural_detector_reads_a_rendered_game(game, seed):
+    from companion.vision import Detector, WeightsMissingError
+
+    try:
+        detector = Detector.load()
+    except WeightsMissingError as error:
+        pytest.skip(f"detector weights are not installed: {error}")
+    scenario = build_scenario(game, seed)
+    camera = CameraSettings(width=1280, height=960, fps=8.0)
+    pipeline = build_pipeline(game, detector, scenario.setup, scenario.setup_events)
+    summary = pipeline.run(((f.time, f.image) for f in render_frames(scenario, camera)), flush_seconds=3.0)
+    assert summary["state"] == scenario.final_view(), summary["questions"][:10]
