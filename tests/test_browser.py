@@ -145,6 +145,12 @@ def test_the_chosen_screen(browser, server):
     page.get_by_role("button", name="end turn").click()
     page.wait_for_selector("body[data-seq='2']")
     assert "Bo's turn" in page.locator("#board").inner_text()
+    # Bo sends a chosen carrying the chip: it appears at departure, on the mat and in the list.
+    page.get_by_role("button", name="send a chosen", exact=True).click()
+    pick(page, "QD")
+    page.wait_for_selector("body[data-seq='3']")
+    assert page.locator(".mat circle[data-chosen='1']").count() == 1
+    assert "1 chip carried" in page.locator(".ring.departure").inner_text()
     shoot(page, "04-chosen")
     assert errors == []
 

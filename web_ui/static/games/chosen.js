@@ -22,6 +22,44 @@
     return node;
   }
 
+  /** The mat seen from above: departure outside the big circle, step 1 and step 2 inside, the vault at the centre. */
+  function mat(state) {
+    const SVG = "http://www.w3.org/2000/svg";
+    const colours = Screens.playerColours(state);
+    const svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("viewBox", "0 0 300 300");
+    svg.setAttribute("class", "mat");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", "the mat: chosen in each ring");
+    const add = (name, attrs, text) => {
+      const node = document.createElementNS(SVG, name);
+      for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+      if (text !== undefined) node.textContent = text;
+      svg.append(node);
+      return node;
+    };
+    add("rect", { x: 0, y: 0, width: 300, height: 300, rx: 14, fill: "#fef3c7" });
+    add("circle", { cx: 150, cy: 150, r: 104, fill: "#fde68a", stroke: "#92400e", "stroke-width": 2 });
+    add("circle", { cx: 150, cy: 150, r: 62, fill: "#fcd34d", stroke: "#92400e", "stroke-width": 2 });
+    add("circle", { cx: 150, cy: 150, r: 24, fill: "#a7f3d0", stroke: "#065f46", "stroke-width": 2 });
+    add("text", { x: 150, y: 154, "text-anchor": "middle", "font-size": 9 }, "vault");
+    add("text", { x: 8, y: 14, "font-size": 9, fill: "#92400e" }, "departure");
+    add("text", { x: 150, y: 58, "text-anchor": "middle", "font-size": 9, fill: "#92400e" }, "step 1");
+    add("text", { x: 150, y: 98, "text-anchor": "middle", "font-size": 9, fill: "#92400e" }, "step 2");
+    const radius = { departure: 128, "step 1": 84, "step 2": 44 };
+    for (const [zone, r] of Object.entries(radius)) {
+      const here = (state.mat || []).filter((c) => c.zone === zone);
+      here.forEach((c, i) => {
+        const angle = (2 * Math.PI * i) / Math.max(here.length, 1) + Math.PI / 4;
+        const x = 150 + r * Math.cos(angle), y = 150 + r * Math.sin(angle);
+        add("circle", { cx: x, cy: y, r: 13, fill: colours[c.owner] || "#6b7280", stroke: c.radiation.length ? "#b91c1c" : "#fff", "stroke-width": 3, "data-chosen": c.id });
+        add("text", { x, y: y + 4, "text-anchor": "middle", "font-size": 10, fill: "#fff", "font-weight": 700 }, "#" + c.id);
+        add("text", { x, y: y + 24, "text-anchor": "middle", "font-size": 8 }, c.chips.length + " chip" + (c.chips.length === 1 ? "" : "s") + (c.medicine.length ? " +" + c.medicine.length + "m" : "") + (c.radiation.length ? " " + c.radiation.length + "r" : ""));
+      });
+    }
+    return h("section.card-panel.chart", svg, h("p.hint", "Dots are chosen (colour = player); a red ring means radiation on it; m = medicine, r = radiation."));
+  }
+
   Games.chosen = {
     render(state, ctx) {
       const colours = Screens.playerColours(state);
@@ -79,7 +117,7 @@
         h("button.secondary", { type: "button", onclick: () => ctx.openEvent({ type: "send", card: "JS", medicine: [], discard: [] }) }, "send with medicine / discards…"),
         h("button", { type: "button", onclick: () => ctx.send({ type: "end_turn" }) }, "end turn"))) : null;
 
-      return h("div", head, reveal, actions, rings, players, teams, Screens.engineLog(state), Screens.rulings(state));
+      return h("div", head, reveal, actions, mat(state), rings, players, teams, Screens.engineLog(state), Screens.rulings(state));
     },
     templates() {
       return [
