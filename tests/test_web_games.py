@@ -101,3 +101,11 @@ def test_guilds_and_dungeon_through_the_api(tmp_path):
     first = client.get(f"/api/tables/{table['id']}").get_json()
     client.application.extensions["registry"].close()
     assert app_for(tmp_path).test_client().get(f"/api/tables/{table['id']}").get_json() == first
+
+
+def test_the_game_catalogue_lists_each_games_options(tmp_path):
+    catalogue = {g["name"]: g for g in app_for(tmp_path).test_client().get("/api/games").get_json()["catalogue"]}
+    assert set(catalogue) == {"kingdoms", "dungeon", "chosen"}
+    assert catalogue["kingdoms"]["options"]["rules"] == "poker" and "knizia" in catalogue["kingdoms"]["help"]["rules"]
+    assert catalogue["dungeon"]["options"]["ties_go_to_enemy"] is False
+    assert "second_deck" in catalogue["chosen"]["options"]

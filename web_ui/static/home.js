@@ -35,7 +35,23 @@
     }
   }
 
-  $("game").addEventListener("change", resetPlayers);
+  let catalogue = [];
+  function showOptions() {
+    const entry = catalogue.find((g) => g.name === $("game").value);
+    const list = $("option-help");
+    list.replaceChildren();
+    if (!entry) return;
+    for (const [name, value] of Object.entries(entry.options)) {
+      const item = document.createElement("li");
+      const code = document.createElement("code");
+      code.textContent = name + ": " + JSON.stringify(value);
+      item.append(code, entry.help[name] ? " — " + entry.help[name] : "");
+      list.append(item);
+    }
+  }
+  fetch("/api/games").then((r) => r.json()).then((data) => { catalogue = data.catalogue || []; showOptions(); }, () => {});
+
+  $("game").addEventListener("change", () => { resetPlayers(); showOptions(); });
   $("add-player").addEventListener("click", () => $("player-rows").append(row($("player-rows").children.length)));
   resetPlayers();
 
