@@ -174,3 +174,25 @@ def test_the_server_camera_reads_a_folder_of_frames(tmp_path):
     while (client.get(f"/api/tables/{table['id']}/camera").get_json()["feed"]["frames"] < 3) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert client.get(f"/api/tables/{table['id']}/camera").get_json()["feed"]["frames"] == 3
+
+
+def test_the_real_table_pipeline_feeds_a_kingdoms_table(tmp_path):
+    from companion.session import TableRegistry
+
+    table, _ = TableRegistry(tmp_path).create("kingdoms", {"players": [{"name": "Ann", "suits": ["H", "D"]}, {"name": "Bo", "suits": ["S", "C"]}]})
+
+    def two_cards(frame):
+        return Detections(np.array([[100, 100, 160, 190], [170, 100, 230, 190]], np.float32), np.array([0.9, 0.9], np.float32), ("10H", "5D"))
+
+    feed = CameraFeed(table, source=[], detector_loader=lambda: two_cards)  # the default pipeline: companion.table
+    feed.load_detector()
+    frame = np.zeros((480, 640, 3), np.uint8)
+    for index in range(30):
+        feed.process(index * 0.2, frame)
+    assert [(e.event["card"], e.source) for e in table.journal] == [("10H", "camera"), ("5D", "camera")]
+    cell = table.journal[1].event["cell"]
+    table.submit({"type": "replace", "cell": cell, "card": "4D"})  # the referee: it is the 4♦
+    for index in range(30, 60):
+        feed.process(index * 0.2, frame)
+    assert table.snapshot()["board"]["rows"] == [["10H", "4D"]]
+    assert feed.status()["camera_events"] == 2
