@@ -70,7 +70,6 @@ def run(quick: bool) -> list[dict]:
                 reader.join(5)
                 stream.close()
                 latencies += [arrived[seq] - sent[seq] for seq in sent if seq in arrived]
-        app.extensions["registry"].close()
     note = f"{len(latencies)} changes, one SSE watcher, waitress on 127.0.0.1"
     return [
         {"name": "change reaches watching phone (POST sent → SSE event read)", "median": statistics.median(latencies) * 1000, "unit": "ms", "note": note},

@@ -123,7 +123,7 @@ def test_a_phone_that_lost_its_connection_catches_up(browser, server):
     watcher.context.set_offline(True)
     pin = {"X-Referee-Pin": table["pin"]}
     for cell, card in (([6, 6], "JH"), ([6, 7], "3H"), ([5, 6], "4D")):
-        assert request(server, "POST", f"/api/tables/{table['id']}/events", {"type": "place", "cell": cell, "card": card}, pin)[0] == 201
+        assert request(server, "POST", f"/api/tables/{table['id']}/events", {"type": "place", "cell": cell, "card": card}, pin)[0] == 200
     watcher.context.set_offline(False)
     watcher.wait_for_selector(".kcell[data-cell='5,6'] .pc[data-card='4D']", timeout=15000)
     assert watcher.locator("body").get_attribute("data-seq") == "3"
@@ -162,7 +162,7 @@ def test_the_dungeon_screen_shows_the_doubling_and_the_fight(browser, server):
                   {"type": "choose_guild", "player": "Cy", "guild": "D"}, {"type": "reveal", "card": "3S"},
                   {"type": "commit", "player": "Ann", "card": "5S"}, {"type": "commit", "player": "Bob", "card": "2D"},
                   {"type": "commit", "player": "Cy", "card": "4C"}, {"type": "resolve"}):
-        assert request(server, "POST", f"/api/tables/{table['id']}/events", event, pin)[0] == 201
+        assert request(server, "POST", f"/api/tables/{table['id']}/events", event, pin)[0] == 200
     page, errors = phone(browser, server)
     page.goto(f"/t/{table['id']}")
     page.wait_for_selector("body[data-live='1']")
@@ -189,7 +189,7 @@ def test_kingdoms_between_rounds_shows_the_scored_grid_and_the_chart(browser, se
     pin = {"X-Referee-Pin": table["pin"]}
     for r, row in enumerate(golden["board_face_up"]):
         for c, card in enumerate(row):
-            assert request(server, "POST", f"/api/tables/{table['id']}/events", {"type": "place", "cell": [r + 3, c + 3], "card": card}, pin)[0] == 201
+            assert request(server, "POST", f"/api/tables/{table['id']}/events", {"type": "place", "cell": [r + 3, c + 3], "card": card}, pin)[0] == 200
     page, errors = phone(browser, server)
     page.goto(f"/t/{table['id']}")
     page.wait_for_selector("body[data-live='1']")

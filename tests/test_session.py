@@ -281,3 +281,14 @@ def test_any_history_replays_to_the_same_table(tmp_path_factory, ops):
     again = grid_registry(folder).get(table.id)
     assert again.snapshot() == table.snapshot()
     assert again.journal == table.journal
+
+
+def test_closing_the_registry_wakes_waiting_streams(tmp_path):
+    registry = grid_registry(tmp_path)
+    table, _ = registry.create("grid", SETUP)
+    woke = []
+    waiter = threading.Thread(target=lambda: woke.append(table.wait_for_change(0, timeout=30)))
+    waiter.start()
+    registry.close()
+    waiter.join(5)
+    assert woke == [False] and table.closed

@@ -107,9 +107,11 @@ def test_create_rejects_bad_setups(client, body, status, fragment):
 
 
 def test_create_rejects_bodies_that_are_not_json(client):
-    assert client.post("/api/tables", data="game=grid").status_code == 415
-    response = client.post("/api/tables", data="{not json", content_type="application/json")
-    assert response.status_code == 400 and "not valid JSON" in response.get_json()["error"]
+    for body, content_type in (("game=grid", "application/x-www-form-urlencoded"), ("{not json", "application/json"), (b"\xff\xfe", None)):
+        response = client.post("/api/tables", data=body, content_type=content_type)
+        assert response.status_code == 400 and "not valid JSON" in response.get_json()["error"]
+    # JSON without a Content-Type (curl -d) is fine.
+    assert client.post("/api/tables", data=json.dumps({"game": "grid", "players": ["Ann"]})).status_code == 201
 
 
 def test_json_bodies_over_their_limit_are_refused(tmp_path):
@@ -144,7 +146,7 @@ def test_table_ids_are_case_insensitive(client, table):
 # -- changing -----------------------------------------------------------------------------------
 def test_referee_events_change_the_table(client, table):
     response = post_event(client, table, place(1, 2, "10H"))
-    assert response.status_code == 201
+    assert response.status_code == 200
     body = response.get_json()
     assert body["entry"]["seq"] == 1 and body["entry"]["source"] == "referee"
     assert body["state"]["grid"][1][2] == "10H"
@@ -217,7 +219,7 @@ def test_undo_and_redo_endpoints(client, table):
     post_event(client, table, place(0, 0, "AS"))
     post_event(client, table, place(0, 1, "2S"))
     undone = client.post(f"/api/tables/{table['id']}/undo", headers=headers)
-    assert undone.status_code == 201 and undone.get_json()["state"]["grid"][0] == ["AS", None, None]
+    assert undone.status_code == 200 and undone.get_json()["state"]["grid"][0] == ["AS", None, None]
     redone = client.post(f"/api/tables/{table['id']}/redo", headers=headers).get_json()
     assert redone["state"]["grid"][0] == ["AS", "2S", None] and redone["entry"]["kind"] == "redo"
     refused = client.post(f"/api/tables/{table['id']}/redo", headers=headers)
@@ -237,7 +239,7 @@ def test_a_restarted_server_has_every_table_as_it_was(tmp_path):
 
     second = make_app(tmp_path).test_client()
     assert second.get(f"/api/tables/{table['id']}").get_json() == before
-    assert post_event(second, table, place(0, 2, "KD")).status_code == 201  # the PIN still works
+    assert post_event(second, table, place(0, 2, "KD")).status_code == 200  # the PIN still works
     assert second.post(f"/api/tables/{table['id']}/redo", headers={"X-Referee-Pin": table["pin"]}).status_code == 422
 
 
@@ -372,3 +374,11 @@ def test_openapi_documents_every_api_route(app):
             path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
             served |= {(path, method) for method in rule.methods - {"HEAD", "OPTIONS"}}
     assert documented == served
+
+
+def test_the_test_config_keeps_its_tables_in_a_temporary_directory():
+    app = create_app(TestConfig)
+    assert app.testing and pathlib.Path(app.config["DATA_DIR"]).is_dir()
+    assert "companion-tables-" in app.config["DATA_DIR"]
+    created = app.test_client().post("/api/tables", json={"game": "kingdoms", "players": ["Ann", "Bo"]})
+    assert created.status_code == 201

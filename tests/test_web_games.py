@@ -23,7 +23,7 @@ def create(client, body):
     return response.get_json()
 
 
-def send(client, table, event, expect=201):
+def send(client, table, event, expect=200):
     response = client.post(f"/api/tables/{table['id']}/events", json=event, headers={"X-Referee-Pin": table["pin"]})
     assert response.status_code == expect, response.get_json()
     return response.get_json()

@@ -8,13 +8,14 @@ frames in :mod:`web_ui.camera`. Everything the browser needs ships in ``web_ui/s
 """
 from __future__ import annotations
 
+import tempfile
 from typing import Any, Mapping
 
 from flask import Flask
 
 from web_ui.config import Config, TestConfig
 
-__all__ = ["create_app", "Config", "TestConfig"]
+__all__ = ["create_app", "shutdown", "Config", "TestConfig"]
 
 
 def create_app(config: Any = None) -> Flask:
@@ -31,6 +32,8 @@ def create_app(config: Any = None) -> Flask:
     elif config is not None:
         app.config.from_object(config)
     app.json.sort_keys = False
+    if not app.config.get("DATA_DIR"):
+        app.config["DATA_DIR"] = tempfile.mkdtemp(prefix="companion-tables-")
 
     engines = app.config.get("ENGINES") or get_engine
     games = tuple(app.config.get("GAMES") or GAMES)
@@ -49,3 +52,11 @@ def create_app(config: Any = None) -> Flask:
         return response
 
     return app
+
+
+def shutdown(app: Flask) -> None:
+    """Ends the app's live streams and camera feeds and closes its database (before the server stops)."""
+    hub = app.extensions["camera"]
+    for feed in list(hub.feeds.values()):
+        feed.stop()
+    app.extensions["registry"].close()

@@ -10,7 +10,7 @@ from collections import defaultdict, deque
 import qrcode
 import qrcode.image.svg
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context, url_for
-from werkzeug.exceptions import BadRequest, HTTPException
+from werkzeug.exceptions import HTTPException
 
 from companion.games import GameError, IllegalEvent
 from companion.session import SessionError, Table, TableNotFound, TableRegistry
@@ -50,14 +50,13 @@ def registry() -> TableRegistry:
 
 
 def json_body() -> dict:
-    if not request.is_json:
-        raise ApiError(415, "send JSON with Content-Type: application/json")
+    """The request body as a JSON object, whatever Content-Type the client sent (curl often sends none)."""
     limit = current_app.config["MAX_JSON_BYTES"]
     if request.content_length is not None and request.content_length > limit:
         raise ApiError(413, f"a JSON body may be at most {limit} bytes")
     try:
-        body = request.get_json()
-    except BadRequest:
+        body = json.loads(request.get_data(cache=True) or b"null")
+    except (UnicodeDecodeError, ValueError):
         raise ApiError(400, "the body is not valid JSON") from None
     if not isinstance(body, dict):
         raise ApiError(400, "the body must be a JSON object")
@@ -173,19 +172,19 @@ def _changed(table: Table, entry):
 def post_event(table_id: str):
     table = referee_table(table_id)
     entry = table.submit(json_body(), source="referee")
-    return _changed(table, entry), 201
+    return _changed(table, entry)
 
 
 @bp.post("/tables/<table_id>/undo")
 def undo(table_id: str):
     table = referee_table(table_id)
-    return _changed(table, table.undo()), 201
+    return _changed(table, table.undo())
 
 
 @bp.post("/tables/<table_id>/redo")
 def redo(table_id: str):
     table = referee_table(table_id)
-    return _changed(table, table.redo()), 201
+    return _changed(table, table.redo())
 
 
 @bp.get("/tables/<table_id>/qr.svg")
@@ -234,7 +233,7 @@ def stream(table_id: str):
             last = state["session"]["seq"]
             yield _message("snapshot", last, {"state": state})
         deadline = time.monotonic() + lifetime
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not table.closed:
             entries, state = table.changes_since(last)
             for index, entry in enumerate(entries):
                 data = entry.to_json()
@@ -242,7 +241,7 @@ def stream(table_id: str):
                     data["state"] = state
                 yield _message("change", entry.seq, data)
                 last = entry.seq
-            if not table.wait_for_change(last, timeout=min(keepalive, max(deadline - time.monotonic(), 0))):
+            if not table.wait_for_change(last, timeout=min(keepalive, max(deadline - time.monotonic(), 0))) and not table.closed:
                 yield ": keep-alive\n\n"
 
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}

@@ -37,6 +37,8 @@ class Config:
 
 class TestConfig(Config):
     TESTING = True
+    # None: a fresh temporary directory per app, so tests never touch a real data directory.
+    DATA_DIR = None
     CAMERA_DETECTION = False
     SSE_KEEPALIVE_SECONDS = 0.2
     SSE_MAX_SECONDS = 2.0

@@ -23,6 +23,7 @@ class BackgroundServer:
     """``with BackgroundServer(app) as base_url:`` serves on 127.0.0.1 and a free port until the block ends."""
 
     def __init__(self, app, host: str = "127.0.0.1", port: int = 0, threads: int = 16) -> None:
+        self.app = app
         self.server = waitress.server.create_server(app, host=host, port=port, threads=threads)
         self.url = f"http://{host}:{self.server.effective_port}"
         self._stop = threading.Event()
@@ -40,5 +41,8 @@ class BackgroundServer:
         return self.url
 
     def __exit__(self, *exc) -> None:
+        from web_ui import shutdown
+
+        shutdown(self.app)  # live streams end first, so no worker writes to a closed server
         self._stop.set()
         self._thread.join(5)

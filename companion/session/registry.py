@@ -68,6 +68,8 @@ class TableRegistry:
             self._tables[record.id] = table
 
     def close(self) -> None:
+        for table in list(self._tables.values()):
+            table.close()
         self.store.close()
 
     def create(self, game: Any, setup: Mapping[str, Any]) -> tuple[Table, str]:

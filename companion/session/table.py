@@ -82,6 +82,7 @@ class Table:
         self._redo: list[_Active] = []
         self.state = self.engine.new_game(self.record.setup)
         self._view_cache: tuple[int, dict] | None = None
+        self.closed = False
 
     # -- identity and access --------------------------------------------------------------
     @property
@@ -222,5 +223,13 @@ class Table:
             return entries, self.snapshot()
 
     def wait_for_change(self, after: int, timeout: float) -> bool:
+        """True when a change after ``after`` exists; False on timeout or when the table closes."""
         with self._changed:
-            return self._changed.wait_for(lambda: self.seq > after, timeout=timeout)
+            self._changed.wait_for(lambda: self.seq > after or self.closed, timeout=timeout)
+            return self.seq > after
+
+    def close(self) -> None:
+        """Wakes everyone waiting for a change (server shutdown); the table stays readable."""
+        with self._changed:
+            self.closed = True
+            self._changed.notify_all()
