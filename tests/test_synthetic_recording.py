@@ -70,7 +70,7 @@ def test_a_recording_on_disk_has_frames_truth_and_card_truth(tmp_path):
     assert saved["final_state"] == json.loads(json.dumps(scenario.final_view()))
     assert saved["setup_events"] == scenario.setup_events and saved["fps"] == 4.0
     assert [a["kind"] for a in saved["actions"]] == [a.kind for a in scenario.actions if a.kind != "pause"]
-    detector = TruthDetector.from_jsonl(tmp_path / "rec" / "cards.jsonl")
+    detector = TruthDetector.from_jsonl(tmp_path / "rec" / "cards.jsonl.gz")
     assert len(detector.frames_cards) == truth["frames"]
     last = None
     for _ in range(truth["frames"]):
@@ -78,6 +78,8 @@ def test_a_recording_on_disk_has_frames_truth_and_card_truth(tmp_path):
     assert len(last) > 0 and set(last.codes) <= {c for c in last.codes}
     with pytest.raises(ValueError, match="no truth.json"):
         load_truth(tmp_path)
+    with pytest.raises(ValueError, match="--card-truth"):
+        TruthDetector.from_jsonl(tmp_path)
 
 
 def test_a_recording_can_be_a_small_video(tmp_path):

@@ -39,8 +39,10 @@ def register(subparsers) -> None:
     render.add_argument("--size", type=_size, default=(960, 720), help="frame size WIDTHxHEIGHT (default 960x720)")
     render.add_argument("--fps", type=float, default=8.0, help="frames per second (default 8)")
     render.add_argument("--quality", type=int, default=85, help="JPEG quality of the frames (default 85)")
+    render.add_argument("--noise", type=float, default=4.0, help="sensor noise, grey levels (default 4; 0 makes small videos)")
+    render.add_argument("--blur", type=float, default=0.6, help="lens blur sigma in pixels (default 0.6)")
     render.add_argument("--card-truth", action="store_true",
-                        help="also write cards.jsonl: every card a perfect detector would see, per frame")
+                        help="also write cards.jsonl.gz: every card a perfect detector would see, per frame")
     render.set_defaults(handler=render_command)
 
 
@@ -52,7 +54,9 @@ def render_command(args) -> int:
     if not 10 <= args.quality <= 100:
         raise CommandError("--quality must be between 10 and 100")
     scenario = build_scenario(args.game, args.seed)
-    camera = CameraSettings(width=args.size[0], height=args.size[1], fps=args.fps)
+    if not 0 <= args.noise <= 50 or not 0 <= args.blur <= 10:
+        raise CommandError("--noise must be 0-50 and --blur 0-10")
+    camera = CameraSettings(width=args.size[0], height=args.size[1], fps=args.fps, noise=args.noise, blur=args.blur)
     truth = write_recording(scenario, args.out, camera, video=args.video, jpeg_quality=args.quality,
                             card_truth=args.card_truth)
     print(f"wrote {truth['frames']} frames ({truth['frames'] / camera.fps:.1f} s) of {args.game} seed {args.seed} "

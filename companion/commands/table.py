@@ -6,7 +6,7 @@
 
 A rendered recording's folder carries ``truth.json``: its setup (players, guild choices) is used
 unless ``--players``/``--setup`` say otherwise, and ``--check-truth`` compares the final state.
-``--detector truth`` replays the recording's own ``cards.jsonl`` instead of the neural detector:
+``--detector truth`` replays the recording's own ``cards.jsonl.gz`` instead of the neural detector:
 it tests the tracking and the bindings only, never the eyes.
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ def register(subparsers) -> None:
     run.add_argument("--layout", default=None, help="a mat layout name or JSON file (default: the game's shipped mat)")
     run.add_argument("--lens", default=None, metavar="FILE", help="lens calibration JSON for this camera")
     run.add_argument("--detector", choices=("auto", "truth"), default="auto",
-                     help="auto: the shipped neural detector; truth: the recording's cards.jsonl (tests the tracking only)")
+                     help="auto: the shipped neural detector; truth: the recording's cards.jsonl.gz (tests the tracking only)")
     run.add_argument("--fps", type=float, default=None, help="frame rate of an image folder (default: truth.json's, else 10)")
     run.add_argument("--max-frames", type=int, default=None, help="stop after this many frames (live cameras)")
     run.add_argument("--settle", type=float, default=None, help="seconds a card must be seen steadily (default 0.6)")
@@ -82,17 +82,18 @@ def _detector(args):
         from companion.synthetic.recording import TruthDetector
 
         path = pathlib.Path(args.source)
-        jsonl = path / "cards.jsonl" if path.is_dir() else path.parent / "cards.jsonl"
-        if not jsonl.is_file():
-            raise CommandError(f"--detector truth needs {jsonl}: render with 'companion demo render --card-truth'")
-        return TruthDetector.from_jsonl(jsonl)
+        folder = path if path.is_dir() else path.parent
+        try:
+            return TruthDetector.from_jsonl(folder)
+        except ValueError as error:
+            raise CommandError(f"--detector truth needs the recording's card list ({error})") from None
     from companion.vision import Detector, WeightsMissingError
 
     try:
         return Detector.load()
     except WeightsMissingError as error:
         raise CommandError(f"the card detector is not installed ({error}); "
-                           "'--detector truth' replays a rendered recording's cards.jsonl to test the tracking only") from None
+                           "'--detector truth' replays a rendered recording's cards.jsonl.gz to test the tracking only") from None
 
 
 def run_command(args) -> int:

@@ -12,6 +12,7 @@ pipeline must reach.
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import json
 import math
 import pathlib
@@ -624,7 +625,7 @@ def write_recording(scenario: Scenario, out: "str | pathlib.Path", camera: Camer
                     video: bool = False, jpeg_quality: int = 85, card_truth: bool = False) -> dict:
     """Writes frames (``frames/NNNNNN.jpg`` or ``recording.mp4``) and ``truth.json``; returns the truth.
 
-    ``card_truth`` also writes ``cards.jsonl``: per frame, every card a perfect detector would see.
+    ``card_truth`` also writes ``cards.jsonl.gz``: per frame, every card a perfect detector would see.
     """
     camera = camera or CameraSettings()
     out = pathlib.Path(out)
@@ -642,7 +643,7 @@ def write_recording(scenario: Scenario, out: "str | pathlib.Path", camera: Camer
             old.unlink()
     marks = []
     count = 0
-    cards_log = open(out / "cards.jsonl", "w") if card_truth else None
+    cards_log = gzip.open(out / "cards.jsonl.gz", "wt") if card_truth else None
     try:
         for rendered in render_frames(scenario, camera):
             if writer is not None:
@@ -691,7 +692,15 @@ class TruthDetector:
 
     @classmethod
     def from_jsonl(cls, path: "str | pathlib.Path") -> "TruthDetector":
-        lines = pathlib.Path(path).read_text().splitlines()
+        """From ``cards.jsonl`` or ``cards.jsonl.gz`` (a file, or the recording folder holding it)."""
+        path = pathlib.Path(path)
+        if path.is_dir():
+            path = next((path / n for n in ("cards.jsonl.gz", "cards.jsonl") if (path / n).is_file()), path / "cards.jsonl.gz")
+        if not path.is_file():
+            raise ValueError(f"no {path.name} in {path.parent}: render the recording with --card-truth")
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt") as handle:
+            lines = handle.read().splitlines()
         return cls([json.loads(line)["cards"] for line in lines if line.strip()])
 
     def __call__(self, frame: np.ndarray):

@@ -1,0 +1,43 @@
+"""The shipped demo recordings: small, complete, and the pipeline reaches their truth."""
+import pathlib
+
+import pytest
+
+from companion.table.demos import DEMO_GAMES, demo_detector, demo_dir, demo_truth, open_demo
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def test_the_demos_are_small_and_complete():
+    total = sum(p.stat().st_size for p in (ROOT / "demo").rglob("*") if p.is_file())
+    assert total <= 4 * 1024 * 1024, f"demo/ holds {total / 1e6:.1f} MB; the budget is 4 MB"
+    for game in DEMO_GAMES:
+        folder = demo_dir(game)
+        assert (folder / "recording.mp4").is_file() and (folder / "cards.jsonl.gz").is_file()
+        truth = demo_truth(game)
+        assert truth["game"] == game and truth["events"] and truth["final_state"]["game"] == game
+    with pytest.raises(ValueError, match="no demo"):
+        demo_dir("poker")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", DEMO_GAMES)
+def test_the_pipeline_reaches_each_demos_truth(game):
+    pipeline, source = open_demo(game, prefer="truth")
+    summary = pipeline.run(source, flush_seconds=3.0)
+    assert summary["state"] == demo_truth(game)["final_state"]
+    assert summary["questions"] == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", DEMO_GAMES)
+def test_the_neural_detector_reads_each_demo(game):
+    from companion.vision import WeightsMissingError
+
+    try:
+        _, kind = demo_detector(game, prefer="neural")
+    except WeightsMissingError as error:
+        pytest.skip(f"detector weights are not installed: {error}")
+    pipeline, source = open_demo(game, prefer="neural")
+    summary = pipeline.run(source, flush_seconds=3.0)
+    assert summary["state"] == demo_truth(game)["final_state"], summary["questions"][:10]
