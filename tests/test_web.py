@@ -179,6 +179,7 @@ def test_guessing_pins_is_throttled(tmp_path):
     client = make_app(tmp_path, PIN_ATTEMPTS=3).test_client()
     table = client.post("/api/tables", json={"game": "grid", "players": ["Ann"]}).get_json()
     wrong = "000000" if table["pin"] != "000000" else "111111"
+    assert [client.post(f"/api/tables/{table['id']}/pin").status_code for _ in range(5)] == [403] * 5  # no PIN: no guess
     codes = [client.post(f"/api/tables/{table['id']}/pin", headers={"X-Referee-Pin": wrong}).status_code for _ in range(4)]
     assert codes == [403, 403, 403, 429]
     # Even the right PIN waits out the window: a guesser cannot tell it found it.
@@ -382,3 +383,12 @@ def test_the_test_config_keeps_its_tables_in_a_temporary_directory():
     assert "companion-tables-" in app.config["DATA_DIR"]
     created = app.test_client().post("/api/tables", json={"game": "kingdoms", "players": ["Ann", "Bo"]})
     assert created.status_code == 201
+
+
+def test_a_testing_app_ends_its_streams_quickly(tmp_path):
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "ENGINES": lambda name: GridEngine(), "GAMES": ("grid",)})
+    client = app.test_client()
+    table = client.post("/api/tables", json={"game": "grid", "players": ["Ann"]}).get_json()
+    started = time.monotonic()
+    events = read_stream(client, f"/api/tables/{table['id']}/stream")
+    assert [e["event"] for e in events] == ["snapshot"] and time.monotonic() - started < 30

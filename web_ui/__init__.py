@@ -32,6 +32,11 @@ def create_app(config: Any = None) -> Flask:
     elif config is not None:
         app.config.from_object(config)
     app.json.sort_keys = False
+    if app.testing and isinstance(config, Mapping):
+        # A test app ends its event streams quickly unless told otherwise, so reading one never hangs.
+        for key in ("SSE_KEEPALIVE_SECONDS", "SSE_MAX_SECONDS"):
+            if key not in config:
+                app.config[key] = getattr(TestConfig, key)
     if not app.config.get("DATA_DIR"):
         app.config["DATA_DIR"] = tempfile.mkdtemp(prefix="companion-tables-")
 

@@ -92,8 +92,10 @@ def referee_table(table_id: str) -> Table:
     config = current_app.config
     if _pin_guard.blocked(key, config["PIN_ATTEMPTS"], config["PIN_WINDOW_SECONDS"]):
         raise ApiError(429, "too many wrong PINs: wait a minute")
-    if not table.pin_matches(request.headers.get("X-Referee-Pin")):
-        _pin_guard.failed(key)
+    pin = request.headers.get("X-Referee-Pin")
+    if not table.pin_matches(pin):
+        if pin:  # a wrong guess counts; a watcher's phone sending none does not
+            _pin_guard.failed(key)
         raise ApiError(403, "only the referee can change this table: send the PIN in the X-Referee-Pin header")
     return table
 

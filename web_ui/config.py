@@ -28,7 +28,7 @@ class Config:
     CAMERA_DETECTOR_LOADER = None
     CAMERA_PIPELINE_FACTORY = None
     # Wrong PINs allowed per table and client within PIN_WINDOW_SECONDS before answering 429.
-    PIN_ATTEMPTS = 10
+    PIN_ATTEMPTS = 30
     PIN_WINDOW_SECONDS = 60.0
     # The game catalogue: None means the real engines (companion.games).
     ENGINES = None
