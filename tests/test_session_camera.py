@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
-import pytest
 
 from companion.session.camera import CameraFeed
 from companion.table.sources import PushSource

@@ -5,7 +5,6 @@ Driven by the session tests' tiny ``GridEngine`` so these tests are about the we
 """
 from __future__ import annotations
 
-import io
 import json
 import pathlib
 import re

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
 from companion.cli import main as companion_cli
 from web_ui import TestConfig, create_app

@@ -10,7 +10,6 @@ import socket
 import threading
 import time
 
-import pytest
 
 from web_ui import create_app
 from web_ui.server import BackgroundServer

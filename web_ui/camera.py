@@ -30,7 +30,6 @@ class Frame:
     seq: int
     width: int
     height: int
-    readings: list | None = None
 
 
 def _detection_off():
@@ -106,14 +105,14 @@ class CameraHub:
             raise ApiError(400, "the body does not decode as an image")
         return image
 
-    def publish(self, table_id: str, image: np.ndarray, readings: list | None = None) -> Frame:
+    def publish(self, table_id: str, image: np.ndarray) -> Frame:
         ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
         if not ok:
             raise ApiError(500, "could not encode the frame")
         with self._changed:
             previous = self._frames.get(table_id)
             frame = Frame(encoded.tobytes(), time.time(), (previous.seq + 1) if previous else 1,
-                          image.shape[1], image.shape[0], readings)
+                          image.shape[1], image.shape[0])
             self._frames[table_id] = frame
             self._changed.notify_all()
         return frame

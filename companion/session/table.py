@@ -161,7 +161,7 @@ class Table:
             if event_target(active.event) == target:
                 if active.source != "referee":
                     return False
-                return {k: v for k, v in active.event.items()} != event
+                return active.event != event
         return False
 
     # -- restart ----------------------------------------------------------------------------
