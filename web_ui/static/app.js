@@ -133,7 +133,12 @@
   // -- screen stays awake ------------------------------------------------------------------------
   let wakeLock = null;
   async function keepAwake() {
-    if (!("wakeLock" in navigator)) { document.body.dataset.wake = "unsupported"; return; }
+    if (!("wakeLock" in navigator)) {
+      // Older browsers (and plain-HTTP pages on some) cannot hold the screen on: say so once.
+      if (document.body.dataset.wake !== "unsupported") say("This browser cannot keep the screen on: set a longer screen timeout while you play.");
+      document.body.dataset.wake = "unsupported";
+      return;
+    }
     try {
       wakeLock = await navigator.wakeLock.request("screen");
       document.body.dataset.wake = "on";
