@@ -135,7 +135,7 @@
   async function keepAwake() {
     if (!("wakeLock" in navigator)) {
       // Older browsers (and plain-HTTP pages on some) cannot hold the screen on: say so once.
-      if (document.body.dataset.wake !== "unsupported") say("This browser cannot keep the screen on: set a longer screen timeout while you play.");
+      $("wake-note").hidden = false;
       document.body.dataset.wake = "unsupported";
       return;
     }
