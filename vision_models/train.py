@@ -157,10 +157,27 @@ def validate(args: argparse.Namespace) -> dict:
                                           workers=0, project=str(RUNS), name=f"val_detector_{domain}_{args.tag}", exist_ok=True)
         results[f"detector_{domain}_val"] = {k: round(float(v), 4) for k, v in metrics.results_dict.items()}
     classifier = _run_dir(f"classifier_{args.tag}") / "weights" / "best.pt"
-    metrics = YOLO(str(classifier)).val(data=str(VAR / "data" / "classify"), imgsz=CLASSIFIER_IMGSZ, batch=64, device="cpu",
-                                        plots=False, workers=0, project=str(RUNS), name=f"val_classifier_{args.tag}", exist_ok=True)
-    results["classifier_val"] = {k: round(float(v), 4) for k, v in metrics.results_dict.items()}
+    for domain, data in (("all", VAR / "data" / "classify"), *((d, _classify_domain(d)) for d in ("synthetic", "real"))):
+        metrics = YOLO(str(classifier)).val(data=str(data), imgsz=CLASSIFIER_IMGSZ, batch=64, device="cpu", plots=False,
+                                            workers=0, project=str(RUNS), name=f"val_classifier_{domain}_{args.tag}", exist_ok=True)
+        results[f"classifier_{domain}_val"] = {k: round(float(v), 4) for k, v in metrics.results_dict.items()}
     return results
+
+
+def _classify_domain(domain: str) -> Path:
+    """A view of the classifier's val split with only real (``real*``) or only synthetic crops, as symlinks."""
+    source = VAR / "data" / "classify"
+    view = VAR / "data" / f"classify_val_{domain}"
+    if view.exists():
+        shutil.rmtree(view)
+    (view / "val").mkdir(parents=True)
+    os.symlink(source / "train", view / "train")
+    for folder in sorted((source / "val").iterdir()):
+        (view / "val" / folder.name).mkdir()
+        for crop in folder.iterdir():
+            if crop.name.startswith("real") == (domain == "real"):
+                os.symlink(crop, view / "val" / folder.name / crop.name)
+    return view
 
 
 def data_summary() -> dict:
