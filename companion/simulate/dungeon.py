@@ -169,6 +169,12 @@ def play_one(game_seed: int, players: int, options: dict, seats: list[str]) -> d
             _fight_step(state, view, bf, bots, hands, active, apply, current, encounters)
             continue
         raise RuntimeError(f"bot has no move in phase {phase}")
+    # The verdicts are the engine's own (its history), not the bots' arithmetic.
+    verdicts = {entry["encounter"]: entry for entry in state.history if "won" in entry}
+    for fight in encounters:
+        verdict = verdicts[fight.pop("revealed_at") + 1]
+        fight.update({"won": verdict["won"], "players_total": verdict["players_total"],
+                      "power_at_verdict": verdict["enemy_power"]})
     result = state.result
     guilds = [p["guild"] for p in state.players]
     return {
@@ -252,8 +258,6 @@ def _fight_step(state, view, bf, bots, hands, active, apply, current, encounters
             if not players_win_after:
                 apply({"type": "mage_switch", "player": p})
                 return
-    won = total > enemy if strict else total >= enemy
-    current.update({"players_total": total, "won": won})
     encounters.append(current)
     apply({"type": "resolve"})
 
