@@ -211,3 +211,36 @@ def _draw_page(pdf, layout: Layout, page, ox: float, oy: float, markers) -> None
             cx, cy = P(gx, gy)
             pdf.line(cx - 4, cy, cx + 4, cy)
             pdf.line(cx, cy - 4, cx, cy + 4)
+
+
+def write_charuco_pdf(path: "str | pathlib.Path", paper: str = "A4", squares=(7, 5), square_mm: float = 30.0,
+                      marker_mm: float = 22.0) -> tuple[float, float]:
+    """The ChArUco board of :func:`calibration.homography.charuco_board` at true scale on one sheet."""
+    from PIL import Image
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen import canvas
+
+    from calibration.homography import charuco_board
+
+    if paper not in PAPERS:
+        raise ValueError(f"unknown paper {paper!r}: choose one of {', '.join(PAPERS)}")
+    short, long = PAPER_MM[paper.split("-")[0]]
+    width, height = squares[0] * square_mm, squares[1] * square_mm
+    if width > long - 2 * PRINT_MARGIN_MM or height > short - 2 * PRINT_MARGIN_MM:
+        raise ValueError(f"a {width:g}×{height:g} mm board does not fit on {paper}")
+    board = charuco_board(squares[0], squares[1], square_mm, marker_mm)
+    pixels = board.generateImage((int(width * 10), int(height * 10)), marginSize=0)
+    buffer = io.BytesIO()
+    Image.fromarray(pixels).save(buffer, format="PNG")
+    buffer.seek(0)
+    pdf = canvas.Canvas(str(path), pagesize=(long * MM, short * MM))
+    pdf.setTitle("ChArUco lens calibration board")
+    x, y = (long - width) / 2, (short - height) / 2
+    pdf.drawImage(ImageReader(buffer), x * MM, y * MM, width * MM, height * MM)
+    pdf.setFont("Helvetica", 8)
+    pdf.drawString(x * MM, (y - 5) * MM, f"ChArUco {squares[0]}x{squares[1]}, squares {square_mm:g} mm, markers {marker_mm:g} mm "
+                                         "(DICT_5X5_100 from id 50). Print at 100 %; check a square measures "
+                                         f"{square_mm:g} mm.")
+    pdf.showPage()
+    pdf.save()
+    return width, height

@@ -73,3 +73,35 @@ def test_demo_render_refuses_bad_settings(tmp_path, capsys):
     assert "--fps" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["demo", "render", "--game", "kingdoms", "--out", str(tmp_path / "r"), "--size", "huge"])
+
+
+def test_charuco_board_and_lens_calibration_from_a_folder_of_views(tmp_path, capsys):
+    import cv2
+    import numpy as np
+
+    from calibration.homography import charuco_board
+
+    assert main(["mat", "--charuco", "--paper", "A4", "--out", str(tmp_path / "board.pdf")]) == 0
+    assert (tmp_path / "board.pdf").read_bytes().startswith(b"%PDF")
+    board = charuco_board()
+    margin, px_per_mm = 40, 1400 / 210
+    image = cv2.cvtColor(board.generateImage((1400 + 2 * margin, 1000 + 2 * margin), marginSize=margin), cv2.COLOR_GRAY2BGR)
+    camera = np.array([[900.0, 0, 640], [0, 900.0, 480], [0, 0, 1]])
+    to_mm = np.array([[1 / px_per_mm, 0, -margin / px_per_mm], [0, 1 / px_per_mm, -margin / px_per_mm], [0, 0, 1]])
+    views = tmp_path / "views"
+    views.mkdir()
+    for n, (rx, ry) in enumerate(((0.3, 0.1), (-0.25, 0.3), (0.1, -0.3), (0.35, -0.1), (-0.3, -0.2))):
+        rotation, _ = cv2.Rodrigues(np.array([rx, ry, 0.05 * n]))
+        translation = rotation @ np.array([-105.0, -75.0, 0.0]) + np.array([0.0, 0.0, 400.0])
+        homography = camera @ np.column_stack([rotation[:, 0], rotation[:, 1], translation]) @ to_mm
+        cv2.imwrite(str(views / f"{n}.png"), cv2.warpPerspective(image, homography, (1280, 960), borderValue=(255, 255, 255)))
+    capsys.readouterr()
+    assert main(["table", "calibrate-lens", "--source", str(views), "--out", str(tmp_path / "cam.json"), "--every", "1"]) == 0
+    assert "reprojection error" in capsys.readouterr().out
+    saved = json.loads((tmp_path / "cam.json").read_text())
+    assert abs(saved["camera_matrix"][0][0] - 900) < 45
+    # too few views of the board: a clear error
+    for extra in list(views.iterdir())[2:]:
+        extra.unlink()
+    assert main(["table", "calibrate-lens", "--source", str(views), "--out", str(tmp_path / "c2.json"), "--every", "1"]) == 2
+    assert "at least 4" in capsys.readouterr().err

@@ -41,3 +41,23 @@ def test_the_neural_detector_reads_each_demo(game):
     pipeline, source = open_demo(game, prefer="neural")
     summary = pipeline.run(source, flush_seconds=3.0)
     assert summary["state"] == demo_truth(game)["final_state"], summary["questions"][:10]
+
+
+def test_the_overlay_draws_zones_and_cards_without_revealing_backs():
+    import numpy as np
+
+    from companion.table.overlay import draw_overlay, readings
+
+    pipeline, source = open_demo("chosen", prefer="truth")
+    result = frame = None
+    for index, (time, frame) in enumerate(source):
+        result = pipeline.process(time, frame)
+        if index == 60:
+            break
+    drawn = draw_overlay(frame, pipeline, result)
+    assert drawn.shape == frame.shape and not np.array_equal(drawn, frame)
+    seen = readings(pipeline)
+    assert seen and all(set(r) == {"card", "zone", "pixel"} for r in seen)
+    assert any(r["card"] == "BACK" for r in seen)          # a chip, shown only as a back
+    height, width = frame.shape[:2]
+    assert all(0 <= r["pixel"][0] < width and 0 <= r["pixel"][1] < height for r in seen)

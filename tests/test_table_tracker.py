@@ -183,3 +183,42 @@ def test_events_serialise_without_revealing_remembered_faces_by_default():
     assert "face" not in public and "previous_card" not in public
     private = table.events[-1].to_json(include_faces=True)
     assert private["face"] == "QS"
+
+
+from hypothesis import given, settings, strategies as st
+
+
+@settings(max_examples=40, deadline=None)
+@given(gaps=st.lists(st.tuples(st.floats(0.1, 1.8), st.floats(0.3, 2.0), st.booleans()), min_size=1, max_size=6),
+       jitter=st.floats(0.0, 4.0))
+def test_cards_that_stay_on_the_table_are_never_removed_whatever_the_hands_do(gaps, jitter):
+    """Any pattern of hands covering cards for less than the removal time leaves the table as it was."""
+    table = Table(remove_after_seconds=2.0)
+    cards = [("5H", (50, 50)), ("KS", (150, 50)), ("BACK", (50, 150))]
+    table.frames(1.0, cards)
+    settled = table.types()
+    for covered, visible, whole_table in gaps:
+        hidden = [] if whole_table else cards[1:]
+        table.frames(covered, hidden, occluded=whole_table)
+        moved = [(code, (x + jitter, y - jitter)) for code, (x, y) in cards]
+        table.frames(visible, moved)
+    assert table.types() == settled
+    assert sorted(t.code for t in table.tracker.cards) == ["5H", "BACK", "KS"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(blips=st.lists(st.tuples(st.integers(1, 5), st.integers(6, 12)), min_size=1, max_size=8))
+def test_brief_sightings_separated_by_gaps_never_become_a_card(blips):
+    """Seen for less than the settle time (0.6 s at 10 fps), then gone longer than a sighting is kept."""
+    table = Table(settle_seconds=0.6, forget_candidate_seconds=0.5)
+    for seen, gone in blips:
+        table.frames(seen * 0.1, [("7C", (50, 50))]).frames(gone * 0.1)
+    assert table.events == []
+    assert table.tracker.cards == []
+
+
+def test_a_card_seen_in_most_frames_settles_despite_dropouts():
+    table = Table(settle_seconds=0.6, steady_fraction=0.6)
+    for _ in range(4):
+        table.frames(0.2, [("7C", (50, 50))]).frames(0.1)
+    assert table.types() == [("placed", "7C", "left")]

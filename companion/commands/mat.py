@@ -23,14 +23,22 @@ def register(subparsers) -> None:
     parser.add_argument("--players", type=int, default=None, help="2, 3 or 4 (Guilds and Dungeon, The Chosen)")
     parser.add_argument("--layout", default=None, help="a layout JSON file (or shipped name) instead of --game")
     parser.add_argument("--paper", choices=PAPERS, default="A3")
+    parser.add_argument("--charuco", action="store_true",
+                        help="print the ChArUco board for 'companion table calibrate-lens' instead of a game mat")
     parser.add_argument("--out", required=True, help="the PDF to write")
     parser.set_defaults(handler=mat_command)
 
 
 def mat_command(args) -> int:
     from calibration.layouts import layout_for, load_layout
-    from calibration.mats import sheet_plan, write_mat_pdf
+    from calibration.mats import sheet_plan, write_charuco_pdf, write_mat_pdf
 
+    if not args.out.lower().endswith(".pdf"):
+        raise CommandError(f"--out must name a .pdf file, got {args.out!r}")
+    if args.charuco:
+        size = write_charuco_pdf(args.out, args.paper)
+        print(f"wrote {args.out}: ChArUco board {size[0]:g}×{size[1]:g} mm, true scale; film it from several angles")
+        return 0
     if args.layout:
         layout = load_layout(args.layout)
     elif args.game:
@@ -38,9 +46,7 @@ def mat_command(args) -> int:
             raise CommandError("Kingdoms takes 2 to 4 players")
         layout = layout_for(args.game, args.players)
     else:
-        raise CommandError("say which mat: --game kingdoms|dungeon|chosen, or --layout FILE")
-    if not args.out.lower().endswith(".pdf"):
-        raise CommandError(f"--out must name a .pdf file, got {args.out!r}")
+        raise CommandError("say which mat: --game kingdoms|dungeon|chosen, or --layout FILE (or --charuco)")
     pages = write_mat_pdf(layout, args.out, args.paper)
     page, _ = sheet_plan(layout, args.paper)
     print(f"wrote {args.out}: {layout.name} mat, {layout.width:g}×{layout.height:g} mm on {pages} "

@@ -43,6 +43,15 @@ def register(subparsers) -> None:
     run.add_argument("--events", action="store_true", help="print each table and engine event as it happens")
     run.add_argument("--check-truth", action="store_true", help="compare the final state with the recording's truth.json")
     run.set_defaults(handler=run_command)
+    lens = commands.add_parser("calibrate-lens", help="lens calibration from views of the ChArUco board (companion mat --charuco)",
+                               description="Film the printed ChArUco board from several angles (a video, a folder of photos "
+                                           "or a camera); the camera matrix and distortion are saved as JSON for --lens.")
+    lens.add_argument("--source", required=True, help="video file, image folder or camera index")
+    lens.add_argument("--out", required=True, help="the JSON file to write")
+    lens.add_argument("--camera", default="", help="a name for this camera, stored in the file")
+    lens.add_argument("--every", type=int, default=5, help="use every Nth frame of a video or camera (default 5)")
+    lens.add_argument("--max-views", type=int, default=40, help="stop after this many frames used (default 40)")
+    lens.set_defaults(handler=calibrate_lens_command)
 
 
 def _truth_near(source: str) -> dict | None:
@@ -163,3 +172,26 @@ def _print_text(summary: dict) -> None:
     log = state.get("log") or []
     for line in log[-12:]:
         print(f"  {line}")
+
+
+def calibrate_lens_command(args) -> int:
+    from calibration.homography import calibrate_lens
+    from companion.table.sources import open_source
+
+    if args.every < 1 or args.max_views < 4:
+        raise CommandError("--every must be at least 1 and --max-views at least 4")
+    source = open_source(args.source)
+    views = []
+    try:
+        for index, (_, frame) in enumerate(source):
+            if index % args.every == 0:
+                views.append(frame)
+            if len(views) >= args.max_views:
+                break
+    finally:
+        source.close()
+    lens = calibrate_lens(views, camera=args.camera)
+    lens.save(args.out)
+    print(f"wrote {args.out}: {lens.image_size[0]}x{lens.image_size[1]}, focal {lens.camera_matrix[0, 0]:.0f} px, "
+          f"reprojection error {lens.error:.2f} px from {len(views)} frames")
+    return 0

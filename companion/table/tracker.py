@@ -167,8 +167,8 @@ class Tracker:
         if time - track.last_seen > cfg.forget_candidate_seconds:
             self.tracks.remove(track)
             return []
-        if time - track.first_seen < cfg.settle_seconds - 1e-9:
-            return []
+        if time - track.first_seen < cfg.settle_seconds - 1e-9 or track.last_seen < time:
+            return []   # too new, or not in this frame: a card settles only while it is seen
         window = track.recent(time, cfg.settle_seconds)
         frames = sum(1 for t in self._frame_times if t >= time - cfg.settle_seconds - 1e-9)
         if not window or len(window) < cfg.steady_fraction * frames:
