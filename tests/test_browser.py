@@ -83,7 +83,7 @@ def test_create_a_kingdoms_table_from_the_start_page_and_keep_it_by_tapping(brow
     for cell, card in (("6,6", "10H"), ("6,7", "5D"), ("6,8", "KS"), ("7,7", "9S")):
         referee.locator(f".kcell[data-cell='{cell}']").click()
         pick(referee, card)
-        watcher.wait_for_selector(f".kcell[data-cell='{cell}'] .pc[data-card='{card}']", timeout=3000)
+        watcher.wait_for_selector(f".kcell[data-cell='{cell}'] .pc[data-card='{card}']", timeout=15000)
     # The dragon (9S) turned the 5D above it face down (in its column); the castle scores shown come from the engine.
     watcher.wait_for_selector(".kcell[data-cell='6,7'] .pc[data-card='BACK']")
     watcher.locator(".kcell[data-cell='6,6']").click()
