@@ -194,4 +194,12 @@ def test_the_real_table_pipeline_feeds_a_kingdoms_table(tmp_path):
     for index in range(30, 60):
         feed.process(index * 0.2, frame)
     assert table.snapshot()["board"]["rows"] == [["10H", "4D"]]
-    assert feed.status()["camera_events"] == 2
+    status = feed.status()
+    assert status["camera_events"] == 2
+    assert sorted(card["card"] for card in status["cards"]) == ["10H", "5D"]  # what the camera sees, overruled or not
+    shown = []
+    feed.on_frame = shown.append
+    feed.process(60 * 0.2, frame)
+    from companion.vision.annotate import draw_cards
+
+    assert (shown[0] != draw_cards(frame, feed.last_detections)).any()  # the pipeline's overlay is drawn on top

@@ -55,6 +55,7 @@ class CameraFeed:
         self.error: str | None = None
         self.questions: collections.deque[str] = collections.deque(maxlen=20)
         self.last_detections = None
+        self.cards: list[dict] = []
         self._pipeline = None
         self._detector = None
         self._stopped = threading.Event()
@@ -84,7 +85,7 @@ class CameraFeed:
     def status(self) -> dict:
         return {"source": self.description, "running": self.running, "reading": self.reading, "frames": self.frames,
                 "camera_events": self.submitted, "overruled_by_referee": self.overruled,
-                "error": self.error, "questions": list(self.questions)}
+                "error": self.error, "questions": list(self.questions), "cards": list(self.cards)}
 
     # -- the loop -------------------------------------------------------------------------------
     def _detect(self, frame: np.ndarray):
@@ -122,8 +123,11 @@ class CameraFeed:
                 self._submit(event)
             for question in result.questions:
                 self.questions.append(question)
+            self.cards = self._readings()
+        else:
+            result = None
         if self.on_frame is not None:
-            self.on_frame(self._annotate(frame))
+            self.on_frame(self._annotate(frame, result))
 
     def _submit(self, event: dict) -> None:
         try:
@@ -144,9 +148,22 @@ class CameraFeed:
             binding.state = replay(binding.engine, self.table.record.setup, active)
             binding.events = active
 
-    def _annotate(self, frame: np.ndarray) -> np.ndarray:
-        if self.last_detections is None or not len(self.last_detections):
-            return frame
+    def _annotate(self, frame: np.ndarray, result=None) -> np.ndarray:
+        """The frame with the detector's boxes and, from the table pipeline, its zones and tracked cards."""
+        from companion.table.overlay import draw_overlay
+        from companion.table.pipeline import TablePipeline
         from companion.vision.annotate import draw_cards
 
-        return draw_cards(frame, self.last_detections)
+        canvas = frame
+        if self.last_detections is not None and len(self.last_detections):
+            canvas = draw_cards(canvas, self.last_detections)
+        if isinstance(self._pipeline, TablePipeline):
+            canvas = draw_overlay(canvas, self._pipeline, result)
+        return canvas
+
+    def _readings(self) -> list[dict]:
+        """The cards the pipeline has settled on (face-down ones as BACK), read in the feed's own thread."""
+        from companion.table.overlay import readings
+        from companion.table.pipeline import TablePipeline
+
+        return readings(self._pipeline) if isinstance(self._pipeline, TablePipeline) else []
