@@ -695,3 +695,17 @@ def test_replay_and_undo_through_the_shared_helpers():
     assert previous == replay(engine, setup, events[:-1]) and kept == events[:-1]
     with pytest.raises(IllegalEvent, match="event 5"):
         replay(engine, setup, events[:4] + [{"type": "resolve"}])
+
+
+def test_camera_path_redeals_trust_the_table_and_keep_counts():
+    state = E.new_game({"players": NAMES})
+    state = play(state, {"type": "redeal_suit", "player": 0, "suit": "D", "count": 2})
+    assert state.players[0]["hand_count"] == 7 and state.dungeon_count == 29 and state.phase == "guilds"
+    state = play(state, {"type": "redeal_suit", "player": 1, "suit": "C", "cards": ["2C", "5C"], "drawn": ["9S", "QD"]})
+    assert sorted(state.players[1]["known"]) == ["9S", "QD"] and "2C" in state.unseen
+    refused(state, {"type": "redeal_suit", "player": 1, "suit": "C", "cards": ["2D"]}, "only C cards")
+    for seat in range(3):
+        state = play(state, {"type": "redeal_four", "player": seat})
+    assert state.phase == "guilds" and [p["hand_count"] for p in state.players] == [7, 7, 7]
+    state = play(state, {"type": "choose_guild", "player": 0, "guild": "S"})
+    refused(state, {"type": "redeal_four", "player": 1}, "only when every player")
