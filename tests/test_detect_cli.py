@@ -97,5 +97,9 @@ def test_evaluate_writes_a_report_and_json(weights, tmp_path, capsys):
     assert overall["tp"] + overall["fn"] == 4
     text = report.read_text()
     assert "# Recognition evaluation" in text and "F1" in text and "companion evaluate" in text
+    # Two worker processes, each with its own detector, score the same photos the same way.
+    assert main(["evaluate", str(folder), "--split", "all", "--weights", str(weights), "--json", "--jobs", "2"]) == 0
+    parallel = json.loads(capsys.readouterr().out)
+    assert parallel["overall"] == summary["overall"] and parallel["confusions"] == summary["confusions"]
     assert main(["evaluate", str(tmp_path / "none"), "--weights", str(weights)]) == 2
     assert "no such folder" in capsys.readouterr().err

@@ -19,6 +19,8 @@ def register(subparsers) -> None:
     parser.add_argument("--conf", type=float, default=0.25, metavar="X", help="detector confidence threshold (default 0.25)")
     parser.add_argument("--backend", choices=("onnxruntime", "openvino"), default="onnxruntime")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="score photos in N worker processes, each with its own detector (default 1)")
     parser.add_argument("--limit", type=int, metavar="N", help="score only the first N photos of the split (a smoke run)")
     parser.add_argument("--json", action="store_true", help="print the full result as one JSON object")
     parser.add_argument("--out", metavar="REPORT.md", help="also write a Markdown report (e.g. vision_models/EVALUATION.md)")
@@ -47,6 +49,8 @@ def _command_line(args) -> str:
         parts += ["--threads", str(args.threads)]
     if args.limit is not None:
         parts += ["--limit", str(args.limit)]
+    if args.jobs != 1:
+        parts += ["--jobs", str(args.jobs)]
     parts += ["--out", args.out]
     return " ".join(shlex.quote(p) for p in parts)
 
@@ -55,6 +59,8 @@ def run(args) -> int:
     from companion.vision import Detector
     from companion.vision.evaluation import evaluate_folder, markdown_report
 
+    if args.jobs < 1:
+        raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
     if args.limit is not None and args.limit < 1:
         raise ValueError(f"--limit must be at least 1, got {args.limit}")
     if not Path(args.folder).is_dir():
@@ -65,7 +71,9 @@ def run(args) -> int:
         if sys.stderr.isatty() or done == total or done % 50 == 0:
             print(f"\r{done}/{total} photos", end="" if done < total else "\n", file=sys.stderr, flush=True)
 
-    summary = evaluate_folder(detector, args.folder, split=args.split, limit=args.limit, progress=progress)
+    load_options = {"weights_dir": args.weights, "backend": args.backend, "threads": args.threads, "conf": args.conf}
+    summary = evaluate_folder(detector, args.folder, split=args.split, limit=args.limit, progress=progress,
+                              jobs=args.jobs, load_options=load_options)
     if args.out:
         command = _command_line(args)
         Path(args.out).write_text(markdown_report(summary, command, _models_note(detector)))

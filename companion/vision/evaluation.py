@@ -278,27 +278,60 @@ def list_images(root: Path, split: str) -> list[Path]:
     return images
 
 
+def _score_photo(detector, root: Path, names: list[str], path: Path) -> ImageScore:
+    frame = load_image(path)
+    height, width = frame.shape[:2]
+    truth = group_truth(read_labels(root / "labels" / (path.stem + ".txt"), names, width, height))
+    start = time.perf_counter()
+    predicted = detector(frame)
+    elapsed = (time.perf_counter() - start) * 1000
+    score = score_image(path.name, truth, predicted)
+    score.ms = elapsed
+    return score
+
+
+_worker_detector = None
+
+
+def _start_worker(load_options: dict) -> None:
+    global _worker_detector
+    from companion.vision.detector import Detector
+
+    _worker_detector = Detector.load(**load_options)
+
+
+def _score_in_worker(job: tuple[Path, list[str], Path]) -> ImageScore:
+    return _score_photo(_worker_detector, *job)
+
+
 def evaluate_folder(detector, root: str | Path, split: str = "holdout", limit: int | None = None,
-                    progress=None) -> dict:
-    """Run ``detector`` (frame → Detections) over a labelled folder and score it card by card."""
+                    progress=None, jobs: int = 1, load_options: dict | None = None) -> dict:
+    """Run ``detector`` (frame → Detections) over a labelled folder and score it card by card.
+
+    With ``jobs`` > 1, that many worker processes each load their own detector from
+    ``load_options`` (the keyword arguments of :meth:`Detector.load`) and share the photos.
+    """
     root = Path(root)
     names = read_class_names(root / "data.yaml")
     images = list_images(root, split)
     if limit is not None:
         images = images[:limit]
     scores = []
-    for n, path in enumerate(images, 1):
-        frame = load_image(path)
-        height, width = frame.shape[:2]
-        truth = group_truth(read_labels(root / "labels" / (path.stem + ".txt"), names, width, height))
-        start = time.perf_counter()
-        predicted = detector(frame)
-        elapsed = (time.perf_counter() - start) * 1000
-        score = score_image(path.name, truth, predicted)
-        score.ms = elapsed
-        scores.append(score)
-        if progress is not None:
-            progress(n, len(images))
+    if jobs > 1:
+        if load_options is None:
+            raise ValueError("parallel evaluation needs load_options to build a detector in each worker")
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(load_options,)) as pool:
+            for n, score in enumerate(pool.map(_score_in_worker, [(root, names, p) for p in images], chunksize=4), 1):
+                scores.append(score)
+                if progress is not None:
+                    progress(n, len(images))
+    else:
+        for n, path in enumerate(images, 1):
+            scores.append(_score_photo(detector, root, names, path))
+            if progress is not None:
+                progress(n, len(images))
     summary = summarise(scores)
     summary["split"] = split
     summary["folder"] = str(root)
