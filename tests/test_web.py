@@ -87,8 +87,9 @@ def test_create_returns_id_pin_and_join_url(client, table):
 
 def test_public_url_sets_the_join_link(tmp_path):
     client = make_app(tmp_path, PUBLIC_URL="http://192.168.1.20:8000/").test_client()
-    created = client.post("/api/tables", json={"game": "grid", "players": ["Ann"]})
-    assert created.get_json()["join_url"].startswith("http://192.168.1.20:8000/t/")
+    created = client.post("/api/tables", json={"game": "grid", "players": ["Ann"]}).get_json()
+    assert created["join_url"] == f"http://192.168.1.20:8000/t/{created['id']}"
+    assert created["join_url"] in client.get(f"/t/{created['id']}").get_data(as_text=True)  # the page's join dialog
 
 
 @pytest.mark.parametrize("body, status, fragment", [

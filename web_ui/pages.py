@@ -5,7 +5,7 @@ from flask import Blueprint, abort, redirect, render_template, request, url_for
 
 from companion.session import TableNotFound
 
-from web_ui.api import registry
+from web_ui.api import join_url, registry
 
 bp = Blueprint("pages", __name__)
 
@@ -33,4 +33,4 @@ def table(table_id: str):
         abort(404)
     if found.id != table_id:
         return redirect(url_for("pages.table", table_id=found.id))
-    return render_template("table.html", table=found)
+    return render_template("table.html", table=found, join_url=join_url(found))

@@ -263,10 +263,7 @@
   });
 
   // -- join code -----------------------------------------------------------------------------------
-  $("show-join").addEventListener("click", () => {
-    $("join-link").textContent = location.origin + $("join-link").getAttribute("href");
-    $("join-dialog").showModal();
-  });
+  $("show-join").addEventListener("click", () => $("join-dialog").showModal());
 
   const ctx = { isReferee, send, pick, say, openEvent, tableId, game, rerender: render, get state() { return state; } };
   window.companion = ctx;
