@@ -292,3 +292,24 @@ def test_closing_the_registry_wakes_waiting_streams(tmp_path):
     registry.close()
     waiter.join(5)
     assert woke == [False] and table.closed
+
+
+def test_a_table_its_engine_no_longer_accepts_does_not_stop_the_others(tmp_path):
+    registry = grid_registry(tmp_path)
+    kept, _ = registry.create("grid", SETUP)
+    broken, _ = registry.create("grid", {"players": [{"name": "Old"}]})
+    registry.close()
+
+    class StricterEngine(GridEngine):
+        def new_game(self, setup):
+            if setup["players"][0]["name"] == "Old":
+                raise InvalidSetup("players named Old are no longer allowed")
+            return super().new_game(setup)
+
+    again = TableRegistry(tmp_path, engines=lambda name: StricterEngine(), games=("grid",))
+    assert again.get(kept.id).id == kept.id
+    with pytest.raises(TableNotFound, match="no longer allowed"):
+        again.get(broken.id)
+    assert broken.id in again.unavailable
+    # Nothing was deleted: with the old rules it loads again.
+    assert grid_registry(tmp_path).get(broken.id).id == broken.id

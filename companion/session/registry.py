@@ -9,7 +9,7 @@ import threading
 import time
 from typing import Any, Callable, Mapping
 
-from companion.games import GAMES, InvalidSetup, get_engine
+from companion.games import GAMES, GameError, InvalidSetup, get_engine
 from companion.session.store import EventStore, TableRecord
 from companion.session.table import SessionError, Table, TableNotFound, hash_pin
 
@@ -62,8 +62,15 @@ class TableRegistry:
         self.games = games
         self._lock = threading.Lock()
         self._tables: dict[str, Table] = {}
+        # Tables stored but not loadable now (an engine gone or refusing the stored setup): kept in the
+        # database untouched, reported instead of stopping the server.
+        self.unavailable: dict[str, str] = {}
         for record in self.store.tables():
-            table = Table(record, self.store, engines(record.game), clock)
+            try:
+                table = Table(record, self.store, engines(record.game), clock)
+            except (GameError, ImportError, AttributeError) as error:
+                self.unavailable[record.id] = f"{record.game}: {error}"
+                continue
             table.load(self.store.journal(record.id))
             self._tables[record.id] = table
 
@@ -100,6 +107,8 @@ class TableRegistry:
         try:
             return self._tables[key]
         except KeyError:
+            if key in self.unavailable:
+                raise TableNotFound(f"table {key} is stored but cannot be loaded: {self.unavailable[key]}") from None
             raise TableNotFound(f"no table {key}") from None
 
     def list(self) -> list[Table]:
