@@ -313,3 +313,14 @@ def test_a_table_its_engine_no_longer_accepts_does_not_stop_the_others(tmp_path)
     assert broken.id in again.unavailable
     # Nothing was deleted: with the old rules it loads again.
     assert grid_registry(tmp_path).get(broken.id).id == broken.id
+
+
+def test_the_public_setup_hides_the_seed_and_the_deal(tmp_path):
+    class DealtGrid(GridEngine):
+        def new_game(self, setup):
+            return super().new_game({k: v for k, v in setup.items() if k not in ("seed", "deal")})
+
+    registry = TableRegistry(tmp_path, engines=lambda name: DealtGrid(), games=("grid",))
+    table, _ = registry.create("grid", {**SETUP, "seed": 42, "deal": {"hands": [["AS"]]}})
+    assert table.snapshot()["session"]["setup"] == SETUP
+    assert table.record.setup["seed"] == 42  # kept for the replay

@@ -23,6 +23,7 @@ SOURCES = ("referee", "camera")
 # Keys of an event that name the place it changes; the referee's word on a place beats the camera's.
 TARGET_KEYS = ("cell", "zone", "player", "chosen", "slot", "position")
 MAX_EVENT_BYTES = 16_384
+SECRET_SETUP_KEYS = ("seed", "deal")
 
 
 class SessionError(ValueError):
@@ -196,7 +197,8 @@ class Table:
             "game": self.game,
             "seq": self.seq,
             "created_at": self.record.created_at,
-            "setup": self.record.setup,
+            # A seed or an explicit deal fixes hidden cards: players never see them.
+            "setup": {k: v for k, v in self.record.setup.items() if k not in SECRET_SETUP_KEYS},
             "colours": dict(self.record.meta.get("colours", {})),
             "can_undo": bool(self._active),
             "can_redo": bool(self._redo),
