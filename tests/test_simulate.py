@@ -112,3 +112,12 @@ def test_cli_text_and_errors(capsys):
     assert "name=value" in capsys.readouterr().err
     assert main(["simulate", "chosen", "--games", "2", "--option", "target_chips=abc"]) == 2
     assert "target_chips" in capsys.readouterr().err
+
+
+def test_team_games_give_every_member_the_win():
+    report = simulate("chosen", games=6, seed=4, players=4, options={"teams": 2, **FAST}, processes=1)
+    rates = report["win_rate_by_seat"]
+    assert rates[0] == rates[2] and rates[1] == rates[3]  # seats 0, 2 and 1, 3 are team-mates
+    assert round((rates[0] + rates[1]) * 6) + report["draws"] == 6
+    with pytest.raises(ValueError, match="teams"):
+        simulate("chosen", games=1, seed=0, players=4, options={"teams": 3})

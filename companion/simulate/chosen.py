@@ -11,6 +11,9 @@ from companion.games.chosen import CHOSEN, ENGINE, MEDICINE, RADIATION, State, r
 
 DEFAULT_PLAYERS = 4
 DEFAULT_MAX_TURNS = 600  # a simulator option, not a rule: games still running then end as "turn_limit"
+# Options the simulator itself reads; every other option is a rule option passed to the engine.
+# teams=N seats players alternately in N teams (seat i in team i % N).
+SIMULATOR_OPTIONS = ("max_turns", "teams")
 
 STRATEGIES: dict[str, str] = {
     "cautious": "carries only chips it put down itself, stacks medicine for every radiation risk, "
@@ -25,12 +28,17 @@ def check_setup(players: int, options: dict) -> None:
     limit = options.get("max_turns", DEFAULT_MAX_TURNS)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise ValueError(f"max_turns must be a whole number of at least 1, got {limit!r}")
+    teams = options.get("teams", 0)
+    if isinstance(teams, bool) or not isinstance(teams, int) or teams == 1 or not 0 <= teams <= players // 2:
+        raise ValueError(f"teams must be 0 (no teams) or 2-{max(2, players // 2)} teams of at least 2 players, got {teams!r}")
     ENGINE.new_game(_setup(players, options, seed=0))
 
 
 def _setup(players: int, options: dict, seed: int) -> dict:
-    rules = {k: v for k, v in options.items() if k != "max_turns"}
-    return {"players": [{"name": f"P{seat}"} for seat in range(players)], "options": rules, "seed": seed}
+    rules = {k: v for k, v in options.items() if k not in SIMULATOR_OPTIONS}
+    teams = options.get("teams", 0)
+    seats = [{"name": f"P{seat}", **({"team": f"T{seat % teams}"} if teams else {})} for seat in range(players)]
+    return {"players": seats, "options": rules, "seed": seed}
 
 
 def _pick(hand: list[str], kinds: tuple[str, ...]) -> str | None:
