@@ -163,16 +163,20 @@ def test_the_server_camera_needs_one(tmp_path):
 def test_the_server_camera_reads_a_folder_of_frames(tmp_path):
     folder = tmp_path / "frames"
     folder.mkdir()
-    for index in range(3):
-        cv2.imwrite(str(folder / f"{index:03d}.jpg"), np.full((60, 80, 3), 40 * index, np.uint8))
+    for index in range(60):  # a few seconds of "camera" at the folder source's 10 frames a second
+        cv2.imwrite(str(folder / f"{index:03d}.jpg"), np.full((60, 80, 3), 4 * index, np.uint8))
     client = make_app(tmp_path / "data", CAMERA_SOURCE=str(folder)).test_client()
     table = client.post("/api/tables", json={"game": "grid", "players": ["Ann"]}).get_json()
+    assert client.get(f"/api/tables/{table['id']}/camera").get_json()["feed"]["source"].startswith("server camera")  # adopted
+    second = client.post("/api/tables", json={"game": "grid", "players": ["Bo"]}).get_json()
+    assert client.get(f"/api/tables/{second['id']}/camera").get_json()["feed"] is None  # the camera stays with the first
     response = client.post(f"/api/tables/{table['id']}/camera", json={"use": "server"}, headers={"X-Referee-Pin": table["pin"]})
     assert response.status_code == 200, response.get_json()
     deadline = time.monotonic() + 10
     while (client.get(f"/api/tables/{table['id']}/camera").get_json()["feed"]["frames"] < 3) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert client.get(f"/api/tables/{table['id']}/camera").get_json()["feed"]["frames"] == 3
+    assert client.get(f"/api/tables/{table['id']}/camera").get_json()["feed"]["frames"] >= 3
+    assert client.get(f"/api/tables/{table['id']}/frame.jpg").status_code == 200
 
 
 def test_the_real_table_pipeline_feeds_a_kingdoms_table(tmp_path):

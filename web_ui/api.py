@@ -131,6 +131,7 @@ def create_table():
     body = json_body()
     setup = {key: value for key, value in body.items() if key != "game"}
     table, pin = registry().create(body.get("game"), setup)
+    current_app.extensions["camera"].adopt(table)
     payload = {
         "id": table.id,
         "pin": pin,

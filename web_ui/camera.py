@@ -83,6 +83,17 @@ class CameraHub:
                 raise ApiError(409, f"the server camera {self.server_source!r} cannot be opened: {error}") from None
             return self._start_feed(table, source, f"server camera {self.server_source}")
 
+    def adopt(self, table: Table) -> None:
+        """A new table gets the server camera when no other table is using it (the usual one-table evening)."""
+        if not self.server_source:
+            return
+        if any(f.running and not isinstance(f.source, PushSource) for f in self.feeds.values()):
+            return
+        try:
+            self.attach_server_camera(table)
+        except ApiError:
+            pass  # the camera cannot be opened: the Camera dialog's status says why when asked again
+
     def detach(self, table: Table) -> None:
         with self._feeds_lock:
             feed = self.feeds.pop(table.id, None)
