@@ -709,3 +709,36 @@ def test_camera_path_redeals_trust_the_table_and_keep_counts():
     assert state.phase == "guilds" and [p["hand_count"] for p in state.players] == [7, 7, 7]
     state = play(state, {"type": "choose_guild", "player": 0, "guild": "S"})
     refused(state, {"type": "redeal_four", "player": 1}, "only when every player")
+
+
+def test_a_deal_may_name_only_the_known_top_of_the_dungeon_and_part_of_a_hand():
+    state = E.new_game({"players": NAMES, "deal": {"dungeon": ["3D", "9S"], "hands": [["5S"], [], []]}})
+    assert audit(state) == [] and state.players[0]["known"] == ("5S",) and state.players[0]["hand_count"] == 7
+    view = E.view(state)
+    assert view["dungeon_known_top"] == 2 and not view["dungeon_order_known"] and view["dungeon_count"] == 29
+    state = play(state, *[{"type": "choose_guild", "player": p, "guild": g} for p, g in enumerate("SDC")])
+    refused(state, {"type": "reveal", "card": "9S"}, "top card is 3♦")
+    state = fight(play(state, {"type": "reveal"}), "5S", "4D", "2C")
+    state = play(state, {"type": "reveal"}, reveal("5H"))
+    assert E.view(state)["battlefield"]["enemy_power"] == 27
+    state = fight(state, "JS", "10D", "6C")
+    refused(state, {"type": "reveal"}, "needs 'card'")
+    state = play(state, reveal("AC"))
+    assert audit(state) == [] and state.dungeon == ()
+    with pytest.raises(InvalidSetup, match="more than"):
+        E.new_game({"players": NAMES, "deal": {"hands": [["AS"] * 1 + ["2S", "3S", "4S", "5S", "6S", "7S", "8S"], [], []]}})
+
+
+def test_an_event_that_leaves_a_face_down_card_impossible_is_refused():
+    hands = [["AS", "2S", "3S", "AD", "2D", "10C", "BJ"], ["JS", "AH", "8H", "2H", "3H", "4H", "6H"],
+             ["4C", "5C", "6C", "7C", "8D", "9D", "QS"]]
+    state = play(dealt(hands, top=["9H"]), *[{"type": "choose_guild", "player": p, "guild": g}
+                                             for p, g in enumerate("SHC")], {"type": "reveal"})
+    state = play(state, {"type": "commit", "player": 1})  # Bob's only possible entry is the J♠
+    refused(state, {"type": "trade", "a": 1, "b": 0, "a_gives": ["JS"]}, "no possible identity")
+    refused(state, {"type": "turn_up", "player": 1, "card": "AH"}, "is a treasure")
+    assert E.view(play(state, {"type": "turn_up", "player": 1, "card": "JS"}))["battlefield"]["commits"][0]["power"] == 11
+    with_no_entry = play(dealt(hands, top=["9H"]), *[{"type": "choose_guild", "player": p, "guild": g}
+                                                     for p, g in enumerate("SHC")], {"type": "reveal"},
+                         {"type": "trade", "a": 1, "b": 0, "a_gives": ["JS"]})
+    refused(with_no_entry, {"type": "commit", "player": 1}, "holds no non-treasure card")

@@ -11,7 +11,7 @@ from companion.games import replay, undo
 from companion.games.base import IllegalEvent
 from companion.games.dungeon import ENGINE as E
 from companion.games.dungeon import audit
-from companion.games.dungeon.rules import kind
+from companion.games.dungeon.rules import PLAY_DECK, kind
 from companion.games.dungeon.state import DungeonState
 
 OPTION_VALUES = {
@@ -51,7 +51,8 @@ def candidates(state: DungeonState, rng: random.Random) -> list[dict]:
             held = [c for c in _names_for(state, p, rng) if c.endswith(suit)]
             events.append({"type": "redeal_suit", "player": p, "suit": suit,
                            **({"cards": held} if held and rng.random() < 0.5 else {"count": 1})})
-            events.append({"type": "redeal_four", "player": p})
+            known = list(state.players[p]["known"])
+            events.append({"type": "redeal_four", "player": p, **({"cards": known[:4]} if len(known) >= 4 else {})})
     if phase == "redeal_four":
         for p in seats:
             known = list(state.players[p]["known"])
@@ -130,9 +131,15 @@ def play_random(setup: dict, seed: int, steps: int) -> tuple[DungeonState, list[
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32), players=st.integers(2, 4), hidden=st.booleans(), options=options_strategy)
-def test_random_legal_sequences_conserve_cards_and_replay(seed, players, hidden, options):
-    setup = {"players": ["Ann", "Bob", "Cid", "Dee"][:players], "options": options, "seed": None if hidden else seed}
+@given(seed=st.integers(0, 2**32), players=st.integers(2, 4), mode=st.sampled_from(["seeded", "hidden", "partial"]),
+       options=options_strategy)
+def test_random_legal_sequences_conserve_cards_and_replay(seed, players, mode, options):
+    setup = {"players": ["Ann", "Bob", "Cid", "Dee"][:players], "options": options,
+             "seed": seed if mode == "seeded" else None}
+    if mode == "partial":  # the referee knows the dungeon's top few cards and one card of each hand
+        deck = list(PLAY_DECK)
+        random.Random(seed).shuffle(deck)
+        setup["deal"] = {"hands": [[deck[i]] for i in range(players)], "dungeon": deck[players:players + 5]}
     state, log, _ = play_random(setup, seed, 90)
     assert replay(E, setup, log) == state
     if log:

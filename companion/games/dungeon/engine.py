@@ -192,8 +192,11 @@ class _Game:
     def to_exile(self, *cards: str) -> None:
         self.w["exile"].extend(cards)
 
+    def dungeon_fully_known(self) -> bool:
+        return self.w["dungeon"] is not None and len(self.w["dungeon"]) == self.w["dungeon_count"]
+
     def to_dungeon_bottom(self, card: str) -> None:
-        if self.w["dungeon"] is not None:
+        if self.dungeon_fully_known():
             self.w["dungeon"].append(card)
         else:
             self.w["unseen"].add(card)
@@ -207,19 +210,19 @@ class _Game:
             if not isinstance(named, list) or len(named) != n:
                 raise IllegalEvent(f"'drawn' must list the {n} cards drawn")
             names = [self.card({"c": c}, "c") for c in named]
-        if self.w["dungeon"] is not None:
-            drawn = self.w["dungeon"][:n]
-            if names is not None and names != drawn:
-                raise IllegalEvent(f"the dungeon's top cards are {', '.join(drawn)}, not {', '.join(names)}")
-            del self.w["dungeon"][:n]
-            self.players[p]["known"].extend(drawn)
-        else:
-            drawn = names or []
-            for card in drawn:
-                if card not in self.w["unseen"]:
-                    raise IllegalEvent(f"{pretty(card)} cannot be drawn from the dungeon: it is {self.where(card)}")
-                self.w["unseen"].remove(card)
-                self.players[p]["known"].append(card)
+        # The known top cards come first; below them the dungeon's order is unknown.
+        top = (self.w["dungeon"] or [])[:n]
+        if names is not None and names[:len(top)] != top:
+            raise IllegalEvent(f"the dungeon's top cards are {', '.join(top)}, not {', '.join(names[:len(top)])}")
+        if self.w["dungeon"]:
+            del self.w["dungeon"][:len(top)]
+        drawn = list(top)
+        for card in (names or [])[len(top):]:
+            if card not in self.w["unseen"]:
+                raise IllegalEvent(f"{pretty(card)} cannot be drawn from the dungeon: it is {self.where(card)}")
+            self.w["unseen"].remove(card)
+            drawn.append(card)
+        self.players[p]["known"].extend(drawn)
         self.w["dungeon_count"] -= n
         self.players[p]["hand_count"] += n
         return drawn
@@ -227,7 +230,7 @@ class _Game:
     def take_top(self, event: Mapping) -> str:
         if self.w["dungeon_count"] == 0:
             raise IllegalEvent("the dungeon is empty")
-        if self.w["dungeon"] is not None:
+        if self.w["dungeon"]:
             top = self.w["dungeon"][0]
             if event.get("card") is not None and self.card(event) != top:
                 raise IllegalEvent(f"the dungeon's top card is {pretty(top)}, not {pretty(self.card(event))}")
@@ -295,7 +298,7 @@ def _put_under(g: _Game, p: int, e: Mapping, cards: list[str] | None, count: int
         for card in cards:
             g.to_dungeon_bottom(card)
     else:
-        if g.w["dungeon"] is not None:
+        if g.dungeon_fully_known():
             raise IllegalEvent("the dungeon's order is known: name the cards put at its bottom ('cards')")
         if g.unknown_part(p) < count:
             g.forget_hand(p)
@@ -437,9 +440,9 @@ def _correct_hand_size(g: _Game, e: Mapping) -> None:
             raise IllegalEvent(f"{g.name(q)} has only {g.players[q]['hand_count']} cards")
         source = g.name(q)
     else:
-        if g.w["dungeon"] is not None:
+        if g.dungeon_fully_known():
             raise IllegalEvent("the dungeon's order is known: say which player the difference came from ('other')")
-        if g.w["dungeon_count"] - delta < 0:
+        if g.w["dungeon_count"] - delta < len(g.w["dungeon"] or []):
             raise IllegalEvent(f"the dungeon has only {g.w['dungeon_count']} cards")
         q, source = None, "the dungeon count"
     for seat in (p, q):
@@ -1161,6 +1164,50 @@ _HANDLERS = {
 EVENT_TYPES = tuple(_HANDLERS)
 
 
+def _facedown_needs(g: _Game, p: int) -> list:
+    """What each of ``p``'s face-down cards must turn out to be, as tests on a card code."""
+    enc = g.enc
+    if not enc:
+        return []
+    needs = []
+    for c in enc["commits"]:
+        if c["player"] == p and c["card"] is None:
+            if g.w["phase"] == "fight" or c["round"] > 1:
+                needs.append(lambda code: kind(code) == MERCENARY)
+            else:
+                needs.append(lambda code: kind(code) != TREASURE)
+    trap = enc.get("hand_trap")
+    if trap and trap["player"] == p and trap["placed"] and trap["card"] is None:
+        needs.append(lambda code: level(code) is not None)
+    return needs
+
+
+def _check_facedown_cards(g: _Game) -> None:
+    """Refuses an event that leaves some face-down card no possible identity (e.g. naming the last mercenary
+    a player could have committed face down as something else)."""
+    for p in range(len(g.players)):
+        needs = _facedown_needs(g, p)
+        if not needs:
+            continue
+        known = g.players[p]["known"]
+        capacity = g.unknown_part(p)
+        unseen = sorted(g.w["unseen"]) if capacity > 0 else []
+
+        def fits(index: int, used: frozenset, from_unseen: int) -> bool:
+            if index == len(needs):
+                return True
+            test = needs[index]
+            for card in known:
+                if card not in used and test(card) and fits(index + 1, used | {card}, from_unseen):
+                    return True
+            if from_unseen < capacity and sum(1 for c in unseen if test(c)) > from_unseen:
+                return fits(index + 1, used, from_unseen + 1)
+            return False
+
+        if not fits(0, frozenset(), 0):
+            raise IllegalEvent(f"this would leave {g.name(p)}'s face-down card with no possible identity")
+
+
 class DungeonEngine:
     """The Guilds and Dungeon referee (see ``docs/dungeon.md``)."""
 
@@ -1203,6 +1250,7 @@ class DungeonEngine:
         game = _Game(state)
         try:
             handler(game, event)
+            _check_facedown_cards(game)
         except IllegalEvent:
             raise
         except (InvalidCardError, KeyError, TypeError, ValueError) as error:
@@ -1257,17 +1305,17 @@ def _deal(deal: Any, seed: int | None, n: int, size: int) -> tuple[list[list[str
             raise InvalidSetup(f"deal.hands must list one hand per player ({n})")
         hands = [_cards(h, f"deal.hands[{i}]") for i, h in enumerate(raw)]
         for i, hand in enumerate(hands):
-            if len(hand) != size:
-                raise InvalidSetup(f"deal.hands[{i}] has {len(hand)} cards, expected {size}")
+            if len(hand) > size:  # fewer: the cards known to be in that hand
+                raise InvalidSetup(f"deal.hands[{i}] has {len(hand)} cards, more than the {size} dealt")
     if deal.get("dungeon") is not None:
         dungeon = _cards(deal["dungeon"], "deal.dungeon")
-        if len(dungeon) != dungeon_size:
-            raise InvalidSetup(f"deal.dungeon has {len(dungeon)} cards, expected {dungeon_size} (top first)")
+        if len(dungeon) > dungeon_size:  # fewer: the known top of the dungeon
+            raise InvalidSetup(f"deal.dungeon has {len(dungeon)} cards, more than the {dungeon_size} in the dungeon")
     placed = [c for hand in (hands or []) for c in hand] + (dungeon or [])
     repeated = [c for c, k in Counter(placed).items() if k > 1]
     if repeated:
         raise InvalidSetup(f"deal names {', '.join(repeated)} more than once")
-    if hands is not None and dungeon is None and seed is not None:
+    if hands is not None and dungeon is None and seed is not None and all(len(h) == size for h in hands):
         rest = [c for c in PLAY_DECK if c not in set(placed)]
         random.Random(seed).shuffle(rest)
         dungeon = rest
@@ -1292,15 +1340,15 @@ def audit(state: DungeonState) -> list[str]:
     located += w["exile"] + ([w["marker"]] if w["marker"] else []) + g.battlefield_cards()
     if w["dungeon"] is not None:
         located += w["dungeon"]
-        if len(w["dungeon"]) != w["dungeon_count"]:
-            problems.append("dungeon order and count disagree")
+        if len(w["dungeon"]) > w["dungeon_count"]:
+            problems.append("more known dungeon cards than dungeon cards")
     repeated = [c for c, k in Counter(located + sorted(w["unseen"])).items() if k > 1]
     if repeated:
         problems.append(f"in two places: {repeated}")
     everything = set(located) | w["unseen"]
     if everything != set(PLAY_DECK) | set(GUILD_CARDS):
         problems.append(f"missing: {sorted(set(PLAY_DECK) - everything)}; extra: {sorted(everything - set(PLAY_DECK) - set(GUILD_CARDS))}")
-    hidden = (w["dungeon_count"] if w["dungeon"] is None else 0) + sum(g.unknown_part(p) for p in range(len(w["players"])))
+    hidden = (w["dungeon_count"] - len(w["dungeon"] or [])) + sum(g.unknown_part(p) for p in range(len(w["players"])))
     if hidden != len(w["unseen"]):
         problems.append(f"{len(w['unseen'])} unseen cards but {hidden} unknown places")
     return problems

@@ -73,7 +73,8 @@ def view(state: DungeonState) -> dict:
         "to_reveal": state.players[state.turn]["name"] if state.phase == "reveal" else None,
         "players": players,
         "dungeon_count": state.dungeon_count,
-        "dungeon_order_known": state.dungeon is not None,
+        "dungeon_order_known": state.dungeon is not None and len(state.dungeon) == state.dungeon_count,
+        "dungeon_known_top": len(state.dungeon or []),  # how many top cards the referee knows (not which)
         "marker": _marker(state),
         "battlefield": _battlefield(state),
         "exile": list(state.exile),
