@@ -29,20 +29,6 @@ def test_the_pipeline_reaches_each_demos_truth(game):
     assert summary["questions"] == []
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("game", DEMO_GAMES)
-def test_the_neural_detector_reads_each_demo(game):
-    from companion.vision import WeightsMissingError
-
-    try:
-        _, kind = demo_detector(game, prefer="neural")
-    except WeightsMissingError as error:
-        pytest.skip(f"detector weights are not installed: {error}")
-    pipeline, source = open_demo(game, prefer="neural")
-    summary = pipeline.run(source, flush_seconds=3.0)
-    assert summary["state"] == demo_truth(game)["final_state"], summary["questions"][:10]
-
-
 def test_the_overlay_draws_zones_and_cards_without_revealing_backs():
     import numpy as np
 

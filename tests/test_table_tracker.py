@@ -222,3 +222,15 @@ def test_a_card_seen_in_most_frames_settles_despite_dropouts():
     for _ in range(4):
         table.frames(0.2, [("7C", (50, 50))]).frames(0.1)
     assert table.types() == [("placed", "7C", "left")]
+
+
+def test_a_slow_detector_still_settles_cards_and_one_missed_frame_removes_nothing():
+    tracker = Tracker(zone_by_x, TrackerConfig())
+    events = []
+    seen = [Observation("JD", 0.9, (50, 50))]
+    for time, observations in ((0.0, seen), (3.0, seen), (6.0, []), (9.0, seen), (12.0, [])):
+        events += tracker.update(time, observations)
+    assert [(e.type, e.card) for e in events] == [("placed", "JD")]
+    for time in (15.0, 18.0):
+        events += tracker.update(time, [])
+    assert [(e.type, e.card) for e in events] == [("placed", "JD"), ("removed", "JD")]

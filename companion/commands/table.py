@@ -39,6 +39,7 @@ def register(subparsers) -> None:
     run.add_argument("--fps", type=float, default=None, help="frame rate of an image folder (default: truth.json's, else 10)")
     run.add_argument("--max-frames", type=int, default=None, help="stop after this many frames (live cameras)")
     run.add_argument("--settle", type=float, default=None, help="seconds a card must be seen steadily (default 0.6)")
+    run.add_argument("--refresh", type=float, default=3.0, help="re-find the mat's markers every this many seconds (default 3)")
     run.add_argument("--json", action="store_true", help="print the whole result as JSON")
     run.add_argument("--events", action="store_true", help="print each table and engine event as it happens")
     run.add_argument("--check-truth", action="store_true", help="compare the final state with the recording's truth.json")
@@ -112,6 +113,8 @@ def run_command(args) -> int:
     from companion.table.sources import open_source
     from companion.table.tracker import TrackerConfig
 
+    if args.refresh <= 0 or (args.settle is not None and args.settle <= 0):
+        raise CommandError("--refresh and --settle must be positive numbers of seconds")
     truth = _truth_near(args.source)
     setup, setup_events = _setup(args, truth)
     layout = load_layout(args.layout) if args.layout else None
@@ -124,7 +127,8 @@ def run_command(args) -> int:
         if args.game == "kingdoms":
             copies = int((setup.get("options") or {}).get("decks", 3 if len(setup.get("players", [])) == 3 else 2))
         tracker = TrackerConfig(settle_seconds=args.settle or TrackerConfig.settle_seconds, copies=copies)
-    pipeline = build_pipeline(args.game, detector, setup, setup_events, mat=args.mat, layout=layout, tracker=tracker, lens=lens)
+    pipeline = build_pipeline(args.game, detector, setup, setup_events, mat=args.mat, layout=layout, tracker=tracker,
+                              lens=lens, refresh_seconds=args.refresh)
 
     def show(result):
         if not args.events:

@@ -476,7 +476,8 @@ class Renderer:
         x2, y2 = corners.max(0)
         return {"code": card.code if card.face_up else "BACK", "face": card.code,
                 "box": [round(float(v), 1) for v in (x1, y1, x2, y2)],
-                "center": [round(float(centre[0]), 1), round(float(centre[1]), 1)]}
+                "center": [round(float(centre[0]), 1), round(float(centre[1]), 1)],
+                "mat_mm": [round(float(card.pos[0]), 1), round(float(card.pos[1]), 1)]}
 
     def film(self, canvas: np.ndarray) -> np.ndarray:
         cam = self.camera

@@ -203,7 +203,7 @@ class TablePipeline:
 
 def build_pipeline(game: str, detector: Detector, setup: dict, setup_events: list[dict] | None = None,
                    mat: str = "auto", layout: Layout | None = None, tracker: TrackerConfig | None = None,
-                   lens: LensCalibration | None = None) -> TablePipeline:
+                   lens: LensCalibration | None = None, refresh_seconds: float = 3.0) -> TablePipeline:
     """The usual assembly: a binding for the game, the shipped mat for its player count, default timers."""
     copies = 2 if game == "kingdoms" else 1
     if game == "kingdoms":
@@ -213,4 +213,5 @@ def build_pipeline(game: str, detector: Detector, setup: dict, setup_events: lis
     binding = binding_for(game, setup, setup_events, **extra)
     if layout is None and mat != "none":
         layout = layout_for(game, len(setup.get("players", [])) or None)
-    return TablePipeline(binding, detector, layout, PipelineConfig(tracker=tracker, mat=mat), lens)
+    config = PipelineConfig(tracker=tracker, mat=mat, refresh_seconds=refresh_seconds)
+    return TablePipeline(binding, detector, layout, config, lens)

@@ -25,18 +25,22 @@ ZoneOf = Callable[[tuple[float, float]], "str | None"]
 class TrackerConfig:
     settle_seconds: float = 0.6          # seen this long, steadily, before a card counts
     remove_after_seconds: float = 2.0    # absent this long on clear frames before a card is removed
+    remove_after_frames: int = 3         # ... and in at least this many clear frames (a slow detector)
     forget_candidate_seconds: float = 0.5  # an unsettled sighting unseen this long is noise
     match_distance: float = 40.0         # table units (mm on a mat): how far a card may drift between frames
     steady_fraction: float = 0.6         # of the frames in the settle window that must show the card
     min_confidence: float = 0.25         # readings below this are ignored altogether
     sure_confidence: float = 0.6         # a settled reading with a median below this becomes a question
-    occlusion_visible_fraction: float = 0.5  # fewer known cards seen than this: the frame is occluded
+    occlusion_visible_fraction: float = 0.5  # fewer known cards seen than this: the frame is occluded ...
+    occlusion_min_cards: int = 3         # ... when at least this many are known (one card may simply be gone)
     copies: int = 1                      # copies of each face in play (decks); BACK is unlimited
 
     def __post_init__(self) -> None:
         for name in ("settle_seconds", "remove_after_seconds", "forget_candidate_seconds", "match_distance"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"tracker setting {name} must be positive, got {getattr(self, name)}")
+        if self.remove_after_frames < 1:
+            raise ValueError("remove_after_frames must be at least 1")
         if not 0 <= self.min_confidence <= self.sure_confidence <= 1:
             raise ValueError("need 0 <= min_confidence <= sure_confidence <= 1")
         if self.copies < 1:
@@ -62,6 +66,7 @@ class Track:
     face: str | None = None        # remembered face while the card lies face down
     zone: str | None = None        # settled zone
     missing: float = 0.0           # seconds of absence on clear frames
+    missed_frames: int = 0         # clear frames in a row without it
     asked: set = field(default_factory=set)
     velocity: tuple[float, float] = (0.0, 0.0)
     pending_zone: str | None = None
@@ -122,7 +127,8 @@ class Tracker:
 
         settled = [t for t in self.tracks if t.settled]
         seen_settled = sum(1 for t in settled if t.last_seen == time)
-        clear = not occluded and (not settled or seen_settled >= cfg.occlusion_visible_fraction * len(settled))
+        crowd_hidden = len(settled) >= cfg.occlusion_min_cards and seen_settled < cfg.occlusion_visible_fraction * len(settled)
+        clear = not occluded and not crowd_hidden
 
         for track in list(self.tracks):
             if track.settled:
@@ -164,7 +170,7 @@ class Tracker:
 
     def _update_candidate(self, track: Track, time: float) -> list[TableEvent]:
         cfg = self.config
-        if time - track.last_seen > cfg.forget_candidate_seconds:
+        if time - track.last_seen > cfg.forget_candidate_seconds and self._frames_since(track.last_seen) >= 2:
             self.tracks.remove(track)
             return []
         if time - track.first_seen < cfg.settle_seconds - 1e-9 or track.last_seen < time:
@@ -204,6 +210,9 @@ class Tracker:
             return self._ask(track, time, "nozone", f"{code} lies outside every zone of the mat", {"guess": code}, None)
         track.settled, track.code, track.zone = True, code, zone
         return [TableEvent("placed", code, zone, time, track.id, track.position)]
+
+    def _frames_since(self, moment: float) -> int:
+        return sum(1 for t in self._frame_times if t > moment + 1e-9)
 
     def _missing_twin(self, code: str, exclude: Track) -> Track | None:
         """The settled card with this code that vanished and now shows up as ``exclude``, if any.
@@ -246,11 +255,12 @@ class Tracker:
         if track.last_seen < time:
             if clear:
                 track.missing += dt
-            if track.missing >= cfg.remove_after_seconds - 1e-9:
+                track.missed_frames += 1
+            if track.missing >= cfg.remove_after_seconds - 1e-9 and track.missed_frames >= cfg.remove_after_frames:
                 self.tracks.remove(track)
                 return [TableEvent("removed", track.code, track.zone, time, track.id, track.position, face=track.face)]
             return []
-        track.missing = 0.0
+        track.missing, track.missed_frames = 0.0, 0
         events: list[TableEvent] = []
         window = track.recent(time, cfg.settle_seconds)
         code, confidence = _vote(window)
