@@ -7,11 +7,10 @@ rows of one run, not runs on different days.
 from __future__ import annotations
 
 import importlib.util
-import os
 import statistics
 import time
 
-from companion.simulate.runner import simulate
+from companion.simulate.runner import available_cores, simulate
 
 
 def _games_per_second(game: str, games: int, processes: int, repeats: int) -> float:
@@ -26,7 +25,7 @@ def _games_per_second(game: str, games: int, processes: int, repeats: int) -> fl
 def run(quick: bool) -> list[dict]:
     games_by_game = {"chosen": 20 if quick else 100, "dungeon": 20 if quick else 100}
     repeats = 1 if quick else 3
-    cores = os.cpu_count() or 1
+    cores = available_cores()
     rows = []
     for game, games in games_by_game.items():
         if importlib.util.find_spec(f"companion.simulate.{game}") is None:

@@ -37,6 +37,14 @@ def game_module(game: str):
         raise
 
 
+def available_cores() -> int:
+    """The cores this process may run on (a container or taskset may allow fewer than the machine has)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def game_seed(seed: int, game_number: int) -> int:
     """A 63-bit seed for one game, derived from the run seed and the game's number only."""
     digest = hashlib.sha256(f"companion-simulate:{seed}:{game_number}".encode()).digest()
@@ -144,7 +152,7 @@ def simulate(game: str, games: int, seed: int, players: int | None = None, optio
     if unknown:
         raise SimulationError(f"unknown {game} strategy {unknown[0]!r}: choose from {', '.join(module.STRATEGIES)}")
     if processes is None:
-        processes = os.cpu_count() or 1
+        processes = available_cores()
     if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
         raise SimulationError(f"the number of processes must be at least 1, got {processes!r}")
     check = getattr(module, "check_setup", None)
