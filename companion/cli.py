@@ -36,9 +36,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.handler(args) or 0)
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): not an error of ours.
+        return 0
     except (CommandError, ValueError, OSError) as error:
         # ValueError covers the library's own errors (bad cards, illegal events, bad files).
         print(f"companion: error: {error}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        return 0
