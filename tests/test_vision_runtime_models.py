@@ -154,3 +154,27 @@ def test_openvino_backend_reads_the_same_files_and_agrees(weights, detector):
     assert np.allclose(np.sort(ours.scores), np.sort(theirs.scores), atol=1e-3)
     crops = np.random.default_rng(5).random((6, 3, 64, 64), dtype=np.float32)
     assert np.allclose(detector.classifier_model.run_many(crops), other.classifier_model.run_many(crops), atol=1e-4)
+
+
+def test_thresholds_come_from_models_json_unless_given(tmp_path, weights):
+    shutil.copytree(weights, tmp_path / "w")
+    manifest = json.loads((weights / "models.json").read_text())
+    manifest["detector"].update({"conf": 0.3, "back_conf": 0.6, "iou": 0.5})
+    (tmp_path / "w" / "models.json").write_text(json.dumps(manifest))
+    tuned = Detector.load(tmp_path / "w")
+    assert (tuned.conf, tuned.back_conf, tuned.iou) == (0.3, 0.6, 0.5)
+    assert Detector.load(tmp_path / "w", conf=0.4).conf == 0.4
+    plain = Detector.load(weights)
+    assert (plain.conf, plain.back_conf, plain.iou) == (0.25, 0.25, 0.7)
+    with pytest.raises(ValueError, match="back_conf"):
+        Detector.load(weights, back_conf=1.5)
+
+
+def test_backs_and_indices_each_meet_their_own_threshold(weights):
+    frame = np.random.default_rng(3).integers(0, 255, (720, 1280, 3), dtype=np.uint8)
+    loose = Detector.load(weights, conf=0.3, back_conf=0.3).detect_boxes(frame)
+    strict_backs = Detector.load(weights, conf=0.3, back_conf=0.6).detect_boxes(frame)
+    assert (loose.classes == 1).sum() > (strict_backs.classes == 1).sum()
+    assert (strict_backs.scores[strict_backs.classes == 1] > 0.6).all()
+    assert (strict_backs.scores[strict_backs.classes == 0] > 0.3).all()
+    assert (strict_backs.classes == 0).sum() == (loose.classes == 0).sum()

@@ -17,8 +17,8 @@ def register(subparsers) -> None:
                         help='one JSON object per image per line: {"image", "cards": [{"code", "confidence", "box"}], "ms"}')
     parser.add_argument("--weights", metavar="PATH",
                         help="folder with models.json and the ONNX files (default: vision_models/weights or $COMPANION_WEIGHTS)")
-    parser.add_argument("--conf", type=float, default=0.25, metavar="X",
-                        help="detector confidence threshold for index and back boxes (default 0.25)")
+    parser.add_argument("--conf", type=float, metavar="X",
+                        help="detector confidence threshold for index boxes (default: models.json's, else 0.25)")
     parser.add_argument("--backend", choices=("onnxruntime", "openvino"), default="onnxruntime",
                         help="inference runtime (default onnxruntime; openvino if installed)")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")

@@ -16,7 +16,8 @@ def register(subparsers) -> None:
     parser.add_argument("--weights", metavar="PATH", help="folder with models.json and the ONNX files")
     parser.add_argument("--split", choices=("holdout", "all"), default="holdout",
                         help="holdout: only the photos never used in training (vision_models/real_split.py); all: every photo")
-    parser.add_argument("--conf", type=float, default=0.25, metavar="X", help="detector confidence threshold (default 0.25)")
+    parser.add_argument("--conf", type=float, metavar="X",
+                        help="detector confidence threshold for index boxes (default: models.json's, else 0.25)")
     parser.add_argument("--backend", choices=("onnxruntime", "openvino"), default="onnxruntime")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
@@ -33,7 +34,8 @@ def _models_note(detector) -> str:
     summary = ", ".join(f"{k} {training[k]}" for k in ("epochs", "seed") if k in training)
     return (f"`{manifest.directory}` (detector {manifest.detector.path.name} at imgsz {manifest.detector.imgsz}, "
             f"classifier {manifest.classifier.path.name} at {manifest.classifier.imgsz}"
-            f"{'; ' + summary if summary else ''}), backend {detector.backend}, conf {detector.conf}")
+            f"{'; ' + summary if summary else ''}), backend {detector.backend}, "
+            f"thresholds: index conf {detector.conf}, back conf {detector.back_conf}, NMS IoU {detector.iou}")
 
 
 def _command_line(args) -> str:
@@ -41,7 +43,7 @@ def _command_line(args) -> str:
     parts = ["companion", "evaluate", args.folder, "--split", args.split]
     if args.weights:
         parts += ["--weights", args.weights]
-    if args.conf != 0.25:
+    if args.conf is not None:
         parts += ["--conf", str(args.conf)]
     if args.backend != "onnxruntime":
         parts += ["--backend", args.backend]

@@ -86,15 +86,20 @@ class Detector:
     """Exported detector + classifier → :class:`Detections`. Thread-unsafe: one per thread."""
 
     def __init__(self, manifest: ModelsManifest, detector: Model, classifier: Model,
-                 conf: float = 0.25, iou: float = 0.7, max_det: int = 300):
-        if not 0 <= conf < 1:
-            raise ValueError(f"conf must be in [0, 1), got {conf}")
+                 conf: float | None = None, iou: float | None = None, back_conf: float | None = None,
+                 max_det: int = 300):
+        conf = manifest.thresholds["conf"] if conf is None else conf
+        back_conf = manifest.thresholds["back_conf"] if back_conf is None else back_conf
+        iou = manifest.thresholds["iou"] if iou is None else iou
+        for name, value in (("conf", conf), ("back_conf", back_conf)):
+            if not 0 <= value < 1:
+                raise ValueError(f"{name} must be in [0, 1), got {value}")
         if not 0 < iou <= 1:
             raise ValueError(f"iou must be in (0, 1], got {iou}")
         self.manifest = manifest
         self.detector_model = detector
         self.classifier_model = classifier
-        self.conf, self.iou, self.max_det = conf, iou, max_det
+        self.conf, self.back_conf, self.iou, self.max_det = conf, back_conf, iou, max_det
         shape = detector.input_shape
         if len(shape) != 4 or not all(isinstance(d, int) for d in shape[2:]):
             raise ValueError(f"{manifest.detector.path}: expected a static N×3×H×W input, got {shape}")
@@ -108,11 +113,13 @@ class Detector:
 
     @classmethod
     def load(cls, weights_dir: str | os.PathLike | None = None, backend: str = "onnxruntime",
-             threads: int = DEFAULT_THREADS, conf: float = 0.25, iou: float = 0.7) -> "Detector":
+             threads: int = DEFAULT_THREADS, conf: float | None = None, iou: float | None = None,
+             back_conf: float | None = None) -> "Detector":
+        """Load models.json and both networks; thresholds left None come from models.json (or the defaults)."""
         manifest = ModelsManifest.load(weights_dir)
         detector = load_model(manifest.detector.path, backend, threads)
         classifier = load_model(manifest.classifier.path, backend, threads, allow_batching=True)
-        return cls(manifest, detector, classifier, conf=conf, iou=iou)
+        return cls(manifest, detector, classifier, conf=conf, iou=iou, back_conf=back_conf)
 
     @property
     def backend(self) -> str:
@@ -122,12 +129,17 @@ class Detector:
         return self.read(frame).cards
 
     def detect_boxes(self, frame: np.ndarray) -> RawBoxes:
-        """Stage 1 only: index and back boxes in frame pixels (classes 0 = index, 1 = back)."""
+        """Stage 1 only: index and back boxes in frame pixels (classes 0 = index, 1 = back).
+
+        Decoding uses the lower of the two thresholds (so NMS sees what ultralytics' would);
+        backs below ``back_conf`` are dropped afterwards.
+        """
         frame = check_frame(frame)
         letterbox = Letterbox.fit(frame.shape[:2], self.input_shape)
         output = self.detector_model.run(to_model_input(letterbox.apply(frame)))
-        raw = decode_yolo(output, self.conf, self.iou, self.max_det)
-        return RawBoxes(letterbox.boxes_to_source(raw.boxes), raw.scores, raw.classes)
+        raw = decode_yolo(output, min(self.conf, self.back_conf), self.iou, self.max_det)
+        keep = np.where(raw.classes == BACK_CLASS, raw.scores > self.back_conf, raw.scores > self.conf)
+        return RawBoxes(letterbox.boxes_to_source(raw.boxes[keep]), raw.scores[keep], raw.classes[keep])
 
     def classify_boxes(self, frame: np.ndarray, boxes: np.ndarray) -> list[tuple[str | None, float, int]]:
         """Stage 2 only: read each index box at four rotations; (code or None, confidence, rotation) each."""

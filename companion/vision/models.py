@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -48,15 +48,25 @@ class ModelSpec:
     classes: tuple[str, ...]
 
 
+# Thresholds used when neither the caller nor models.json names one (ultralytics' own defaults).
+DEFAULT_THRESHOLDS = {"conf": 0.25, "back_conf": 0.25, "iou": 0.7}
+
+
 @dataclass(frozen=True)
 class ModelsManifest:
-    """What ``models.json`` says about the detector and the classifier."""
+    """What ``models.json`` says about the detector and the classifier.
+
+    ``thresholds`` are the detector's operating point: ``conf`` for index boxes, ``back_conf``
+    for face-down cards, ``iou`` for NMS. models.json may set them under ``"detector"`` (chosen on
+    validation photos for those very weights); otherwise :data:`DEFAULT_THRESHOLDS`.
+    """
 
     directory: Path
     detector: ModelSpec
     classifier: ModelSpec
     crop_expand: float
     raw: dict
+    thresholds: dict = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
 
     @classmethod
     def load(cls, weights_dir: str | os.PathLike | None = None) -> "ModelsManifest":
@@ -71,6 +81,7 @@ class ModelsManifest:
             classifier = ModelSpec(directory / clf["file"], int(clf.get("imgsz", 64)), tuple(clf["classes"]))
             crop_expand = float(clf.get("crop_expand", 0.10))
             normalize = clf.get("normalize", "rgb/255")
+            thresholds = {k: float(det.get(k, v)) for k, v in DEFAULT_THRESHOLDS.items()}
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
             raise ValueError(f"{manifest}: not a valid models manifest ({error})") from None
         if detector.classes != DETECTOR_CLASSES:
@@ -82,7 +93,7 @@ class ModelsManifest:
         for spec in (detector, classifier):
             if not spec.path.is_file():
                 raise WeightsMissingError(f"{spec.path} is missing: {HOW_TO_GET_WEIGHTS}")
-        return cls(directory, detector, classifier, crop_expand, raw)
+        return cls(directory, detector, classifier, crop_expand, raw, thresholds)
 
 
 class Model:
