@@ -1,6 +1,7 @@
 """Guilds and Dungeon referee: every ruling and its alternative, the guild abilities, the end conditions."""
 from __future__ import annotations
 
+import json
 import pytest
 
 from companion.games import get_engine, replay, undo
@@ -122,7 +123,7 @@ def test_tied_suits_choose_either_or_redeal_one():
     refused(state, {"type": "redeal_suit", "player": 0, "suit": "S"}, "tied for most")
     top = list(state.dungeon[:3])
     after = play(state, {"type": "redeal_suit", "player": 1, "suit": "S"})
-    view = E.view(after)
+    view = E.referee_view(after)
     assert view["players"][1]["hand_count"] == 7
     assert sorted(view["players"][1]["hand_known"]) == sorted(["3D", "4D", "5D", "2H"] + top)
     assert list(after.dungeon[-3:]) == ["4S", "5S", "6S"]
@@ -304,7 +305,7 @@ def test_trap_friend_is_resolved_at_once_then_the_caller_fights_alone():
                  {"type": "trap_draw", "player": 0, "card": "3D"},    # from Bob: odd as called: exiled
                  {"type": "trap_draw", "player": 1, "card": "5C"},    # from Cid: not even: back
                  {"type": "trap_draw", "player": 2, "card": "8S"})    # from Ann: not odd: back
-    view = E.view(state)
+    view = E.referee_view(state)
     assert state.phase == "fight" and view["battlefield"]["enemy_power"] == 6
     assert view["exile"] == ["3D", "BJ"]
     assert [p["hand_count"] for p in view["players"]] == [7, 6, 7]
@@ -360,7 +361,7 @@ def test_negotiated_treasure_and_scroll():
     state = play(start(), reveal("8H"), {"type": "assign", "player": "Cid"})
     assert E.view(state)["players"][2]["treasures"] == ["8H"]
     state = play(state, reveal("QC"), {"type": "assign", "player": 0})
-    view = E.view(state)
+    view = E.referee_view(state)
     assert view["players"][0]["hand_known"] == ["QC"] and view["players"][0]["hand_count"] == 8
 
 
@@ -485,7 +486,7 @@ def test_thief_takes_a_treasure_of_equal_level():
 
 def test_thief_swaps_the_highest_yellow_mercenary_for_a_scroll():
     state = play(start(), reveal("QD"), {"type": "thief_swap", "player": 2, "card": "9C"})
-    view = E.view(state)
+    view = E.referee_view(state)
     assert view["players"][2]["hand_known"] == ["QD"] and view["exile"] == ["9C"] and state.phase == "reveal"
     bottom = play(start(options={"thief_swap_card": "dungeon_bottom"}), reveal("QD"),
                   {"type": "thief_swap", "player": 2, "card": "9C"})
@@ -548,7 +549,7 @@ def test_hand_trap_blocks_the_verdict_until_revealed():
 def test_rest_area_size_option():
     state = fight(play(start(options={"rest_area_size": 1}), reveal("JS")), "JD", "5D", "4C")
     state = fight(play(state, reveal("10S")), "JC", "3D", "2C")
-    view = E.view(state)
+    view = E.referee_view(state)
     assert view["players"][0]["rest_area"] == ["JC"] and view["players"][0]["hand_known"] == ["JD"]
 
 
@@ -742,3 +743,12 @@ def test_an_event_that_leaves_a_face_down_card_impossible_is_refused():
                                                      for p, g in enumerate("SHC")], {"type": "reveal"},
                          {"type": "trade", "a": 1, "b": 0, "a_gives": ["JS"]})
     refused(with_no_entry, {"type": "commit", "player": 1}, "holds no non-treasure card")
+
+
+def test_the_public_view_never_shows_a_hand_only_the_referee_view_does():
+    state = start()
+    public, referee = E.view(state), E.referee_view(state)
+    assert all("hand_known" not in p for p in public["players"])
+    assert all("hand_known" in p for p in referee["players"])
+    assert [p["hand_count"] for p in public["players"]] == [p["hand_count"] for p in referee["players"]]
+    assert json.dumps(public).count('"hand_known"') == 0

@@ -38,7 +38,7 @@ def run_replay(args) -> int:
     except FileNotFoundError:
         raise CommandError(f"no such scenario file: {args.file}") from None
     result = run(scenario)
-    view = ENGINE.view(result.state)
+    view = ENGINE.referee_view(result.state) if args.referee else ENGINE.view(result.state)
     if args.format == "json":
         print(json.dumps({"scenario": scenario.get("name"), "applied": result.applied, "refused": result.error,
                           "expectations_failed": result.failures, "view": view}, indent=2, ensure_ascii=False))
@@ -56,4 +56,6 @@ def register(subparsers) -> None:
                                              "expectation fails).")
     replay.add_argument("file")
     replay.add_argument("--format", choices=("json", "text"), default="text")
+    replay.add_argument("--referee", action="store_true",
+                        help="also show what the companion knows of each secret hand (never shown to players)")
     replay.set_defaults(handler=run_replay)

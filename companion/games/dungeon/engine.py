@@ -1261,6 +1261,11 @@ class DungeonEngine:
         from companion.games.dungeon.view import view
         return view(state)
 
+    def referee_view(self, state: DungeonState) -> dict:
+        """The view plus what the companion knows of each secret hand: never shown to players."""
+        from companion.games.dungeon.view import view
+        return view(state, referee=True)
+
 
 def _player_names(raw: Any) -> list[str]:
     if not isinstance(raw, (list, tuple)) or not 2 <= len(raw) <= 4:

@@ -1,7 +1,7 @@
 """Scenario files: a setup, an event log and optional expectations, replayed through the engine.
 
 A scenario is JSON: ``{"name", "description", "players", "options", "seed", "deal", "events", "expect"}``
-(the setup keys may also sit under ``"setup"``). ``expect`` is a partial public view (``ENGINE.view``):
+(the setup keys may also sit under ``"setup"``). ``expect`` is a partial referee view (``ENGINE.referee_view``):
 a mapping matches when each of its keys matches, a list when it has the same length and every item
 matches, anything else by equality. Two keys are special: ``"log_contains"`` (substrings the log must
 contain) and ``"illegal"`` (``{"event": N, "message": "..."}``: event N, counted from 1, must be
@@ -97,7 +97,7 @@ def run(scenario: Mapping) -> ScenarioResult:
             result.failures.append(f"refused {error}")
         else:
             raise IllegalEvent(error)
-    view = ENGINE.view(state)
+    view = ENGINE.referee_view(state)
     compare(expect, view, "view", result.failures)
     log = "\n".join(view["log"])
     for text in log_contains:

@@ -49,7 +49,9 @@ def _battlefield(state: DungeonState) -> dict | None:
     return out
 
 
-def view(state: DungeonState) -> dict:
+def view(state: DungeonState, referee: bool = False) -> dict:
+    """The table's view. Hands are secret: only the referee's view (``referee=True``) lists the cards the
+    companion knows to be in each hand; everyone else sees hand sizes."""
     options = dict(state.options)
     trophy_level = options["trophy_min_level"]
     players = []
@@ -58,7 +60,8 @@ def view(state: DungeonState) -> dict:
         players.append({
             "seat": index, "name": p["name"], "guild": p["guild"],
             "guild_name": GUILD_NAMES.get(p["guild"]) if p["guild"] else None,
-            "hand_count": p["hand_count"], "hand_known": list(p["known"]), "rest_area": list(p["rest"]),
+            "hand_count": p["hand_count"], **({"hand_known": list(p["known"])} if referee else {}),
+            "rest_area": list(p["rest"]),
             "treasures": list(p["treasures"]), "trophies": list(p["trophies"]), "out": p["out"],
             "progress": {"treasures": len(p["treasures"]), "high_trophies": len(high),
                          "high_trophies_to_win": options["trophies_to_win"],
