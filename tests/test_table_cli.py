@@ -28,7 +28,7 @@ def test_mat_errors_are_one_clear_line(tmp_path, capsys):
 @pytest.fixture(scope="module")
 def chosen_recording(tmp_path_factory):
     out = tmp_path_factory.mktemp("rec") / "chosen"
-    assert main(["demo", "render", "--game", "chosen", "--seed", "4", "--out", str(out), "--size", "640x480",
+    assert main(["demo", "render", "--game", "chosen", "--seed", "4", "--out", str(out), "--size", "512x384", "--fps", "6",
                  "--card-truth"]) == 0
     return out
 

@@ -37,8 +37,8 @@ def test_a_rendered_game_reaches_its_true_final_state(game, seed):
 
 @pytest.mark.slow
 def test_kingdoms_without_the_mat_infers_the_grid_from_the_cards():
-    scenario, frames, pipeline, summary = run_truth("kingdoms", 3, CameraSettings(width=800, height=600, tilt=0.0,
-                                                                                   roll_degrees=0.0), mat="none")
+    scenario, frames, pipeline, summary = run_truth("kingdoms", 3, CameraSettings(width=640, height=480, fps=6.0,
+                                                                                   tilt=0.0, roll_degrees=0.0), mat="none")
     assert summary["units"] == "px" and summary["mat"] is None
     assert summary["state"] == scenario.final_view()
 
