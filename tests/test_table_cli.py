@@ -40,7 +40,7 @@ def test_demo_render_then_table_run_reaches_the_truth(chosen_recording, capsys):
     result = json.loads(capsys.readouterr().out)
     assert code == 0 and result["truth_matched"] is True
     truth = json.loads((chosen_recording / "truth.json").read_text())
-    assert result["state"] == truth["final_state"]
+    assert result["state"] == truth["final_state"]          # rendered just now by today's engine
     assert result["engine_events"] == truth["setup_events"] + truth["events"]
 
 

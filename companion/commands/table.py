@@ -152,7 +152,9 @@ def run_command(args) -> int:
     if args.check_truth:
         if not truth:
             raise CommandError(f"no truth.json beside {args.source}")
-        matched = summary["state"] == truth["final_state"]
+        from companion.synthetic.recording import replay_truth
+
+        matched = json.loads(json.dumps(summary["state"])) == replay_truth(truth)
         summary["truth_matched"] = matched
     if args.json:
         print(json.dumps(summary, indent=1, default=str))

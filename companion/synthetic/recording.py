@@ -715,6 +715,19 @@ class TruthDetector:
                           tuple(c["code"] for c in cards), np.array([c["center"] for c in cards], np.float32))
 
 
+def replay_truth(truth: dict) -> dict:
+    """The final state a recording's truth implies, replayed through today's engine.
+
+    ``truth.json`` stores ``final_state`` for people to read, but comparisons use this: the events
+    are the contract, and an engine whose view gained a field must not make old recordings wrong.
+    """
+    engine = get_engine(truth["game"])
+    state = engine.new_game(truth["setup"])
+    for event in list(truth.get("setup_events", [])) + list(truth["events"]):
+        state = engine.apply(state, event)
+    return json.loads(json.dumps(engine.view(state)))
+
+
 def load_truth(folder: "str | pathlib.Path") -> dict:
     path = pathlib.Path(folder)
     path = path / "truth.json" if path.is_dir() else path
