@@ -324,3 +324,16 @@ def test_the_public_setup_hides_the_seed_and_the_deal(tmp_path):
     table, _ = registry.create("grid", {**SETUP, "seed": 42, "deal": {"hands": [["AS"]]}})
     assert table.snapshot()["session"]["setup"] == SETUP
     assert table.record.setup["seed"] == 42  # kept for the replay
+
+
+def test_a_referee_event_about_a_player_does_not_silence_the_camera_for_that_player(tmp_path):
+    from companion.session import TableRegistry
+
+    registry = TableRegistry(tmp_path)
+    table, _ = registry.create("dungeon", {"players": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}]})
+    for player, guild in (("Ann", "S"), ("Bob", "D"), ("Cy", "C")):
+        table.submit({"type": "choose_guild", "player": player, "guild": guild}, source="referee")
+    table.submit({"type": "reveal", "card": "3C"}, source="camera")
+    assert table.submit({"type": "commit", "player": "Ann"}, source="camera") is not None
+    assert table.active_events()[-1] == {"type": "commit", "player": "Ann"}
+    registry.close()

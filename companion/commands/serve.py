@@ -23,6 +23,12 @@ def register(subparsers) -> None:
     parser.add_argument("--data", default="companion-data", help="data directory: the tables' SQLite journal and the certificate")
     parser.add_argument("--camera", default=None, metavar="SRC", help="camera for the table pipeline: a device index, video file or URL")
     parser.add_argument("--https", action="store_true", help="serve HTTPS with a self-signed certificate (phones need it to use their camera)")
+    parser.add_argument("--demo", choices=("kingdoms", "dungeon", "chosen"), default=None, metavar="GAME",
+                        help="play the shipped demo recording of GAME (kingdoms, dungeon or chosen) through the table "
+                             "pipeline into a new table: no camera needed")
+    parser.add_argument("--demo-detector", choices=("auto", "neural", "truth"), default="auto",
+                        help="demo only: the neural detector (auto: when its weights are installed) or the "
+                             "recording's own card list")
     parser.add_argument("--threads", type=int, default=SERVER_THREADS, help=argparse.SUPPRESS)
     parser.set_defaults(handler=serve)
 
@@ -70,6 +76,28 @@ def ensure_certificate(directory: pathlib.Path, address: str) -> tuple[pathlib.P
     return cert, key
 
 
+def demo_config(game: str, detector_choice: str) -> dict:
+    """App settings that make the shipped recording of ``game`` the server's camera."""
+    from companion.table.demos import demo_detector, demo_dir
+
+    folder = demo_dir(game)
+    detector, kind = demo_detector(game, detector_choice)
+    print(f"Demo detector: {'the shipped neural detector' if kind == 'neural' else 'the recording card list (no neural weights)'}")
+    return {"CAMERA_SOURCE": str(folder), "CAMERA_DETECTOR_LOADER": lambda: detector}
+
+
+def start_demo_table(app, game: str):
+    """A new table set up like the recording's, watched by the demo camera."""
+    from companion.table.demos import demo_truth
+
+    truth = demo_truth(game)
+    table, pin = app.extensions["registry"].create(game, truth["setup"])
+    for event in truth.get("setup_events", []):
+        table.submit(event, source="referee")
+    app.extensions["camera"].attach_server_camera(table)
+    return table, pin
+
+
 def serve(args) -> int:
     from web_ui import create_app
 
@@ -77,8 +105,16 @@ def serve(args) -> int:
         raise CommandError(f"--port must be 1-65535, got {args.port}")
     data = pathlib.Path(args.data)
     url = public_url(args.host, args.port, args.https)
-    app = create_app({"DATA_DIR": str(data), "PUBLIC_URL": url, "CAMERA_SOURCE": args.camera})
+    config = {"DATA_DIR": str(data), "PUBLIC_URL": url, "CAMERA_SOURCE": args.camera}
+    if args.demo:
+        if args.camera:
+            raise CommandError("--demo plays a recording as the camera: leave out --camera")
+        config.update(demo_config(args.demo, args.demo_detector))
+    app = create_app(config)
     print(f"Card Companion: {len(app.extensions['registry'].list())} table(s) in {data.resolve()}")
+    if args.demo:
+        table, pin = start_demo_table(app, args.demo)
+        print(f"Demo: the {args.demo} recording plays into table {table.id} (referee PIN {pin}): {url}t/{table.id}")
     print(f"Open {url} on the phones" + ("" if args.host not in ("127.0.0.1", "localhost", "::1")
                                          else " (this machine only: --host 0.0.0.0 opens it to the local network)"))
     if args.https:

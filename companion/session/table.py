@@ -21,7 +21,8 @@ from companion.session.store import EventStore, JournalEntry, TableRecord
 
 SOURCES = ("referee", "camera")
 # Keys of an event that name the place it changes; the referee's word on a place beats the camera's.
-TARGET_KEYS = ("cell", "zone", "player", "chosen", "slot", "position")
+# A player is not a place: choosing Ann's guild says nothing about the card she commits next.
+TARGET_KEYS = ("cell", "zone", "chosen", "slot", "position")
 MAX_EVENT_BYTES = 16_384
 SECRET_SETUP_KEYS = ("seed", "deal")
 

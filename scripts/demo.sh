@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The main job on a fresh machine: install the runtime (no torch) and run the shipped demo recording
+# through the table pipeline into the phone referee, served on http://127.0.0.1:8000/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+exec .venv/bin/companion serve --demo "${DEMO_GAME:-kingdoms}" "$@"
