@@ -122,22 +122,36 @@ def export(args: argparse.Namespace, wall_seconds: dict) -> dict:
     WEIGHTS.mkdir(parents=True, exist_ok=True)
     report: dict = {}
     for stage, imgsz, target in (("detector", DETECTOR_RUN_IMGSZ, "detector.onnx"), ("classifier", CLASSIFIER_IMGSZ, "classifier.onnx")):
-        best = _run_dir(f"{stage}_{args.tag}") / "weights" / "best.pt"
+        run = _stage_run(stage, args)
+        best = _run_dir(run) / "weights" / "best.pt"
         onnx_path = Path(YOLO(str(best)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False, device="cpu"))
         shutil.copy(onnx_path, WEIGHTS / target)
-        report[stage] = {"best_pt": str(best.relative_to(ROOT)), "epochs": _epochs_done(f"{stage}_{args.tag}")}
+        report[stage] = {"best_pt": str(best.relative_to(ROOT)), "epochs": _epochs_done(run)}
+        marker = _run_dir(run) / "finished.json"
+        if run != f"{stage}_{args.tag}" and marker.exists():  # a continuation: count the epochs it started from too
+            source = json.loads(marker.read_text()).get("continued_from")
+            if source:
+                report[stage]["epochs"] += _epochs_done(source)
+                wall_seconds[f"{stage}_continuation_seconds"] = json.loads(marker.read_text())["seconds"]
     models = {
         "detector": {"file": "detector.onnx", "imgsz": DETECTOR_RUN_IMGSZ, "train_imgsz": DETECTOR_TRAIN_IMGSZ, "classes": list(DETECTOR_CLASSES)},
         "classifier": {"file": "classifier.onnx", "imgsz": CLASSIFIER_IMGSZ, "classes": list(CLASSIFIER_CLASSES),
                        "crop_expand": CROP_EXPAND, "normalize": "rgb/255"},
         "training": {
             "command": "python -m vision_models.train " + " ".join(sys.argv[1:]),
+            "detector_run": _stage_run("detector", args),
             "seed": args.seed,
             "epochs": {"detector": report["detector"]["epochs"], "classifier": report["classifier"]["epochs"]},
             "cost": {**wall_seconds, "hardware": "2 shared CPU cores, one torch thread per stage, stages in parallel"},
             "data": data_summary(),
         },
     }
+    previous = WEIGHTS / "models.json"
+    if previous.exists():  # keep run-time settings added by the runtime side (e.g. tuned thresholds)
+        old = json.loads(previous.read_text())
+        for stage in ("detector", "classifier"):
+            for key, value in old.get(stage, {}).items():
+                models[stage].setdefault(key, value)
     # written before validation so the weights are usable even if validation is cut short
     (WEIGHTS / "models.json").write_text(json.dumps(models, indent=2) + "\n")
     models["training"]["validation"] = validate(args)
@@ -145,12 +159,19 @@ def export(args: argparse.Namespace, wall_seconds: dict) -> dict:
     return models
 
 
+def _stage_run(stage: str, args: argparse.Namespace) -> str:
+    """The run whose best.pt ships: this tag's, or a continued detector run named by --export-from."""
+    if stage == "detector" and getattr(args, "export_from", None):
+        return args.export_from
+    return f"{stage}_{args.tag}"
+
+
 def validate(args: argparse.Namespace) -> dict:
     """The numbers ultralytics prints at validation, per domain (synthetic held-out decks, real val slice)."""
     from ultralytics import YOLO
 
     results: dict = {}
-    detector = _run_dir(f"detector_{args.tag}") / "weights" / "best.pt"
+    detector = _run_dir(_stage_run("detector", args)) / "weights" / "best.pt"
     for domain in ("synthetic", "real"):
         data = VAR / "data" / "detect" / f"data_val_{domain}.yaml"
         metrics = YOLO(str(detector)).val(data=str(data), imgsz=DETECTOR_TRAIN_IMGSZ, batch=16, device="cpu", plots=False,
@@ -209,6 +230,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--epochs-classifier", type=int, default=0, help="fixed epochs instead of --classifier-hours")
     parser.add_argument("--threads", type=int, default=1, help="torch threads per stage")
     parser.add_argument("--no-export", action="store_true")
+    parser.add_argument("--export-from", default=None, help="ship the detector of this run under var/runs/ (e.g. a continuation)")
     parser.add_argument("--fraction", type=float, default=1.0, help="train on this fraction of each training set (smoke runs)")
     parser.add_argument("--skip-data", action="store_true", help="use var/data as it is (smoke runs beside a real one)")
     parser.add_argument("--only-stage", choices=["detector", "classifier"], help=argparse.SUPPRESS)
