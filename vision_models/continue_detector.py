@@ -1,0 +1,55 @@
+"""Continue training the detector from a finished run's last weights, with a fresh learning-rate schedule.
+
+The first run is bounded by wall-clock hours on two shared cores, so it ends undertrained and with its
+learning rate decayed to almost nothing; this continues from its ``last.pt`` (the weights, not the
+optimiser: ``resume`` cannot extend a finished run) with the same data and augmentation::
+
+    .venv/bin/python -m vision_models.continue_detector --from detector_main --name detector_cont --hours 0.6
+
+The continued run lives in ``var/runs/<name>/``; ``vision_models.train --export-from <name>`` (or the
+export step) ships its ``best.pt``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from vision_models.train import DETECTOR_TRAIN_IMGSZ, RUNS, VAR, _epochs_done, _run_dir, offline_environment
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--from", dest="source", default="detector_main", help="finished run to continue from")
+    parser.add_argument("--name", default="detector_cont")
+    parser.add_argument("--hours", type=float, default=0.6, help="wall-clock budget of the continuation")
+    parser.add_argument("--epochs", type=int, default=0, help="fixed epochs instead of --hours")
+    parser.add_argument("--lr0", type=float, default=0.001)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+
+    offline_environment()
+    import torch
+    from ultralytics import YOLO
+
+    torch.set_num_threads(args.threads)
+    start_weights = _run_dir(args.source) / "weights" / "last.pt"
+    if not start_weights.exists():
+        raise SystemExit(f"no weights to continue from: {start_weights}")
+    started = time.time()
+    # pretrained=True keeps the loaded weights (pretrained=False would re-initialise them).
+    YOLO(str(start_weights)).train(
+        data=str(VAR / "data" / "detect" / "data.yaml"), imgsz=DETECTOR_TRAIN_IMGSZ, batch=16,
+        epochs=args.epochs or 100, time=None if args.epochs else args.hours,
+        device="cpu", workers=0, plots=False, amp=False, seed=args.seed, deterministic=True,
+        optimizer="AdamW", lr0=args.lr0, warmup_epochs=0.0, cos_lr=False, patience=1000,
+        fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=0.5, close_mosaic=1, scale=0.35, translate=0.1,
+        cache="ram", project=str(RUNS), name=args.name, exist_ok=True, pretrained=True, verbose=True,
+    )
+    (_run_dir(args.name) / "finished.json").write_text(json.dumps(
+        {"seconds": round(time.time() - started), "epochs": _epochs_done(args.name), "continued_from": args.source}))
+
+
+if __name__ == "__main__":
+    main()
