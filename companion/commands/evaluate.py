@@ -70,8 +70,10 @@ def run(args) -> int:
     detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf)
 
     def progress(done: int, total: int) -> None:
-        if sys.stderr.isatty() or done == total or done % 50 == 0:
+        if sys.stderr.isatty():
             print(f"\r{done}/{total} photos", end="" if done < total else "\n", file=sys.stderr, flush=True)
+        elif done == total or done % 50 == 0:
+            print(f"{done}/{total} photos", file=sys.stderr, flush=True)
 
     load_options = {"weights_dir": args.weights, "backend": args.backend, "threads": args.threads, "conf": args.conf}
     summary = evaluate_folder(detector, args.folder, split=args.split, limit=args.limit, progress=progress,

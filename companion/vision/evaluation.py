@@ -320,9 +320,13 @@ def evaluate_folder(detector, root: str | Path, split: str = "holdout", limit: i
     if jobs > 1:
         if load_options is None:
             raise ValueError("parallel evaluation needs load_options to build a detector in each worker")
+        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(load_options,)) as pool:
+        # "spawn", not fork: a forked child of a process whose inference runtime already started its
+        # thread pool (OpenVINO does) can hang for ever.
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=(load_options,)) as pool:
             for n, score in enumerate(pool.map(_score_in_worker, [(root, names, p) for p in images], chunksize=4), 1):
                 scores.append(score)
                 if progress is not None:
