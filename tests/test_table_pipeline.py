@@ -59,6 +59,10 @@ def test_the_skin_detector_sees_the_hand_and_not_the_table():
 
 
 @pytest.mark.slow
+# A known, measured gap (issue 4): at imgsz 640 the shipped detector misses most of the small corner
+# indices of a whole-table view (see vision_models/EVALUATION.md). strict=True: the day it reads these
+# clips, this fails as XPASS and the marker must go.
+@pytest.mark.xfail(strict=True, reason="the shipped detector does not yet read whole-table views (issue 4)")
 @pytest.mark.parametrize("game,seed,actions", [("chosen", 11, 4), ("dungeon", 12, 5), ("kingdoms", 13, 6)])
 def test_the_neural_detector_reads_a_rendered_table(game, seed, actions):
     """The real eyes on a short rendered clip: the settled table (card, zone) must be what was laid.
