@@ -11,6 +11,7 @@ import pathlib
 import pytest
 
 from test_web_live import request, running_server
+from conftest import GOLDEN_KINGDOMS
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = [
@@ -182,7 +183,7 @@ def test_the_dungeon_screen_shows_the_doubling_and_the_fight(browser, server):
 def test_kingdoms_between_rounds_shows_the_scored_grid_and_the_chart(browser, server):
     import json
 
-    with open("/work/shared/golden/kingdoms_seed_example.json") as handle:
+    with open(GOLDEN_KINGDOMS) as handle:
         golden = json.load(handle)
     players = [{"name": name, "suits": suits} for name, suits in golden["players"].items()]
     _, table = request(server, "POST", "/api/tables", {"game": "kingdoms", "players": players})

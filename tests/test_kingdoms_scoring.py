@@ -10,8 +10,11 @@ from companion.cards import Card
 from companion.games import InvalidSetup, UnknownOption
 from companion.games.kingdoms import IllegalCard, InvalidBoard, PieceKind, Seating, piece_for, score_rows
 
-# A copy of /work/shared/golden/kingdoms_seed_example.json, so the suite runs anywhere.
-GOLDEN = json.loads((pathlib.Path(__file__).parent / "kingdoms_boards" / "seed_example.json").read_text())
+from conftest import GOLDEN_KINGDOMS
+
+# The golden example from ../shared; the copy in kingdoms_boards/ only stands in where shared/ is absent.
+GOLDEN = json.loads((GOLDEN_KINGDOMS if GOLDEN_KINGDOMS.is_file()
+                     else pathlib.Path(__file__).parent / "kingdoms_boards" / "seed_example.json").read_text())
 TWO_PLAYERS = {"black": ["S", "C"], "red": ["H", "D"]}
 FOUR = [{"name": n, "suits": [s]} for n, s in zip("abcd", "SHDC")]
 

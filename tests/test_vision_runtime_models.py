@@ -18,7 +18,9 @@ from companion.vision.detector import classifier_crop, crops_to_batch
 from companion.vision.models import load_model
 from test_vision_runtime_support import dummy_weights_dir
 
-REAL_PHOTOS = "/work/shared/datasets/cardcounterml/images"
+from conftest import REAL_DATASET
+
+REAL_PHOTOS = str(REAL_DATASET / "images")
 
 
 @pytest.fixture(scope="session")

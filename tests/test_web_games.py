@@ -7,7 +7,9 @@ import json
 from companion.cli import main as companion_cli
 from web_ui import TestConfig, create_app
 
-GOLDEN = "/work/shared/golden/kingdoms_seed_example.json"
+from conftest import GOLDEN_KINGDOMS
+
+GOLDEN = str(GOLDEN_KINGDOMS)
 
 
 def app_for(data_dir):

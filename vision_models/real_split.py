@@ -9,7 +9,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-REAL_DATASET = Path("/work/shared/datasets/cardcounterml")
+# ../shared beside the checkout, as on every developer machine and in CI.
+REAL_DATASET = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "cardcounterml"
 
 # cardcounterml's data.yaml names, in its order, mapped to the card model's codes.
 REAL_NAMES: tuple[str, ...] = (

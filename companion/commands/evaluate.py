@@ -12,7 +12,7 @@ def register(subparsers) -> None:
         "evaluate", help="score the card recogniser on a folder of labelled photos",
         description="Score the recogniser card by card (precision, recall, F1, confusions) on a folder in the "
                     "YOLO layout: images/, labels/, data.yaml. Rules: see companion/vision/evaluation.py.")
-    parser.add_argument("folder", metavar="DIR", help="labelled folder (e.g. /work/shared/datasets/cardcounterml)")
+    parser.add_argument("folder", metavar="DIR", help="labelled folder (e.g. ../shared/datasets/cardcounterml)")
     parser.add_argument("--weights", metavar="PATH", help="folder with models.json and the ONNX files")
     parser.add_argument("--split", choices=("holdout", "all"), default="holdout",
                         help="holdout: only the photos never used in training (vision_models/real_split.py); all: every photo")

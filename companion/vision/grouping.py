@@ -8,7 +8,7 @@ stands for its card on its own, with the card's centre estimated from where the 
 All distances are in units of the index's own size, ``scale`` = the longer side of its box, so
 the rules hold at any camera distance; the longer side barely changes as a tall index turns
 (a 26 × 70 px index is 68 px across at 45°), unlike its area. The constants were measured on the
-real labelled photos (``/work/shared/datasets/cardcounterml``: 2,058 pairs of same-code labels in
+real labelled photos (``../shared/datasets/cardcounterml``: 2,058 pairs of same-code labels in
 one photo, centres 4.2 scales apart at the median, 90 % between 2.7 and 5.1) and on the 31 rendered
 training decks (4.8 at the median, 3.8-5.5; the card's centre lies 53° below the upright index's
 horizontal, 51-57°).

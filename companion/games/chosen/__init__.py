@@ -1,6 +1,6 @@
 """The Chosen (T.Y.R.O. 获选者): chosen carry water chips through two rings to the vault.
 
-Rules: /work/shared/rules/chosen.md; events and rulings: docs/chosen.md.
+Rules: ../shared/rules/chosen.md; events and rulings: docs/chosen.md.
 """
 from companion.games.chosen.engine import ENGINE, Chip, Chosen, ChosenEngine, State, Turn, Verdict
 from companion.games.chosen.pieces import CHOSEN, MEDICINE, RADIATION, role

@@ -1,6 +1,6 @@
 """Guilds and Dungeon: what each poker card is, and the rule options.
 
-Every **Ruling** of ``/work/shared/rules/dungeon.md`` is an option's default; each plausible other
+Every **Ruling** of ``../shared/rules/dungeon.md`` is an option's default; each plausible other
 reading is another value of that option, so a table can play it and the simulator can measure it.
 """
 from __future__ import annotations
