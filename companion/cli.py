@@ -1,7 +1,8 @@
 """The ``companion`` command line.
 
 Each module in :mod:`companion.commands` adds its own sub-commands through a
-``register(subparsers)`` function, so a new command is a new file there and nothing else.
+``register(subparsers)`` function, so a new command is a new file there and nothing else
+(modules whose name starts with ``_`` are helpers the commands share, and are skipped).
 """
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"companion {companion.__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_info in sorted(pkgutil.iter_modules(companion.commands.__path__), key=lambda m: m.name):
+        if module_info.name.startswith("_"):  # shared helpers, not commands
+            continue
         module = importlib.import_module(f"companion.commands.{module_info.name}")
         module.register(subparsers)
     return parser

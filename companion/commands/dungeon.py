@@ -1,9 +1,7 @@
 """``companion dungeon replay FILE``: replay a Guilds and Dungeon scenario and show the table."""
 from __future__ import annotations
 
-import json
-
-from companion.cli import CommandError
+from companion.commands import _replay
 
 
 def format_text(view: dict, result) -> str:
@@ -33,29 +31,15 @@ def run_replay(args) -> int:
     from companion.games.dungeon import ENGINE
     from companion.games.dungeon.scenario import load, run
 
-    try:
-        scenario = load(args.file)
-    except FileNotFoundError:
-        raise CommandError(f"no such scenario file: {args.file}") from None
-    result = run(scenario)
-    view = ENGINE.referee_view(result.state) if args.referee else ENGINE.view(result.state)
-    if args.format == "json":
-        print(json.dumps({"scenario": scenario.get("name"), "applied": result.applied, "refused": result.error,
-                          "expectations_failed": result.failures, "view": view}, indent=2, ensure_ascii=False))
-    else:
-        print(format_text(view, result))
-    return 1 if result.failures else 0
+    return _replay.run_replay(args, ENGINE, load, run, format_text)
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("dungeon", help="Guilds and Dungeon referee tools")
     commands = parser.add_subparsers(dest="dungeon_command", metavar="COMMAND", required=True)
-    replay = commands.add_parser("replay", help="replay a scenario file (players, options, deal, events, expect)",
-                                 description="Replay a Guilds and Dungeon scenario through the referee, print the "
-                                             "final table and check its 'expect' block (exit status 1 when an "
-                                             "expectation fails).")
-    replay.add_argument("file")
-    replay.add_argument("--format", choices=("json", "text"), default="text")
-    replay.add_argument("--referee", action="store_true",
-                        help="also show what the companion knows of each secret hand (never shown to players)")
-    replay.set_defaults(handler=run_replay)
+    _replay.add_replay_parser(commands, help="replay a scenario file (players, options, deal, events, expect)",
+                              description="Replay a Guilds and Dungeon scenario through the referee, print the "
+                                          "final table and check its 'expect' block (exit status 1 when an "
+                                          "expectation fails).",
+                              referee_help="also show what the companion knows of each secret hand (never shown to players)",
+                              handler=run_replay)

@@ -9,7 +9,6 @@ refused with that text in its message; replay stops there). See docs/dungeon.md.
 """
 from __future__ import annotations
 
-import json
 import pathlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -17,6 +16,7 @@ from typing import Any, Mapping
 from companion.games.base import IllegalEvent, InvalidSetup
 from companion.games.dungeon.engine import ENGINE
 from companion.games.dungeon.state import DungeonState
+from companion.games.scenario import compare_partial, load_scenario, replay_events
 
 SETUP_KEYS = ("players", "options", "seed", "deal")
 
@@ -34,10 +34,7 @@ class ScenarioResult:
 
 
 def load(path: str | pathlib.Path) -> dict:
-    try:
-        data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise InvalidSetup(f"{path}: not valid JSON ({error})") from None
+    data = load_scenario(path)
     if not isinstance(data, Mapping) or not isinstance(data.get("events", []), list):
         raise InvalidSetup(f"{path}: a scenario is an object with 'players' and a list of 'events'")
     if "setup" not in data and "players" not in data:
@@ -51,24 +48,7 @@ def setup_of(scenario: Mapping) -> dict:
     return {key: scenario[key] for key in SETUP_KEYS if key in scenario}
 
 
-def compare(expected: Any, actual: Any, where: str, failures: list[str]) -> None:
-    if isinstance(expected, Mapping):
-        if not isinstance(actual, Mapping):
-            failures.append(f"{where}: expected a mapping, got {actual!r}")
-            return
-        for key, value in expected.items():
-            if key not in actual:
-                failures.append(f"{where}.{key}: missing")
-            else:
-                compare(value, actual[key], f"{where}.{key}", failures)
-    elif isinstance(expected, list):
-        if not isinstance(actual, list) or len(actual) != len(expected):
-            failures.append(f"{where}: expected {len(expected)} item(s), got {actual!r}")
-            return
-        for index, (e, a) in enumerate(zip(expected, actual)):
-            compare(e, a, f"{where}[{index}]", failures)
-    elif expected != actual:
-        failures.append(f"{where}: expected {expected!r}, got {actual!r}")
+compare = compare_partial  # the name this module has always exported
 
 
 def run(scenario: Mapping) -> ScenarioResult:
@@ -77,16 +57,9 @@ def run(scenario: Mapping) -> ScenarioResult:
     expect = dict(scenario.get("expect") or {})
     illegal = expect.pop("illegal", None)
     log_contains = expect.pop("log_contains", [])
-    applied, error = 0, None
-    for number, event in enumerate(scenario.get("events", []), start=1):
-        try:
-            state = ENGINE.apply(state, event)
-        except IllegalEvent as refusal:
-            kind = event.get("type", "?") if isinstance(event, Mapping) else "?"
-            error = f"event {number} ({kind}): {refusal}"
-            break
-        applied = number
-    result = ScenarioResult(state, applied, error)
+    replay = replay_events(ENGINE, state, scenario.get("events", []))
+    applied, error = replay.applied, replay.error
+    result = ScenarioResult(replay.state, applied, error)
     if illegal:
         if error is None or applied != illegal["event"] - 1:
             result.failures.append(f"event {illegal['event']} should have been refused; refused: {error}")
@@ -97,8 +70,8 @@ def run(scenario: Mapping) -> ScenarioResult:
             result.failures.append(f"refused {error}")
         else:
             raise IllegalEvent(error)
-    view = ENGINE.referee_view(state)
-    compare(expect, view, "view", result.failures)
+    view = ENGINE.referee_view(result.state)
+    compare_partial(expect, view, "view", result.failures)
     log = "\n".join(view["log"])
     for text in log_contains:
         if text not in log:

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from companion.games.base import GameError, IllegalEvent
+from companion.games.base import GameError
 from companion.games.kingdoms.engine import ENGINE, KingdomsState
+from companion.games.scenario import compare_partial, replay_events
 
 
 @dataclass(frozen=True)
@@ -24,24 +25,9 @@ class ScenarioResult:
 
 
 def _mismatches(expected: Any, actual: Any, where: str) -> list[str]:
-    if isinstance(expected, Mapping):
-        if not isinstance(actual, Mapping):
-            return [f"{where}: expected an object, got {actual!r}"]
-        problems = []
-        for key, value in expected.items():
-            if key not in actual:
-                problems.append(f"{where}.{key}: missing")
-            else:
-                problems += _mismatches(value, actual[key], f"{where}.{key}")
-        return problems
-    if isinstance(expected, list):
-        if not isinstance(actual, list) or len(actual) != len(expected):
-            return [f"{where}: expected {expected!r}, got {actual!r}"]
-        problems = []
-        for index, (e, a) in enumerate(zip(expected, actual)):
-            problems += _mismatches(e, a, f"{where}[{index}]")
-        return problems
-    return [] if expected == actual else [f"{where}: expected {expected!r}, got {actual!r}"]
+    problems: list[str] = []
+    compare_partial(expected, actual, where, problems, mapping_word="an object", show_expected_list=True)
+    return problems
 
 
 def run(scenario: Mapping[str, Any]) -> ScenarioResult:
@@ -52,16 +38,9 @@ def run(scenario: Mapping[str, Any]) -> ScenarioResult:
     expect = scenario.get("expect", {})
     if not isinstance(events, list) or not isinstance(expect, Mapping):
         raise GameError("scenario \"events\" must be a list and \"expect\" an object")
-    state = ENGINE.new_game(scenario["setup"])
-    refused = None
-    applied = 0
-    for number, event in enumerate(events, start=1):
-        try:
-            state = ENGINE.apply(state, event)
-        except IllegalEvent as error:
-            refused = {"event": number, "message": str(error)}
-            break
-        applied += 1
+    replay = replay_events(ENGINE, ENGINE.new_game(scenario["setup"]), events)
+    state, applied = replay.state, replay.applied
+    refused = None if replay.refused is None else {"event": replay.refused, "message": replay.reason}
     failures = []
     view = ENGINE.view(state)
     for key, value in expect.items():
