@@ -82,7 +82,8 @@ def demo_config(game: str, detector_choice: str) -> dict:
 
     folder = demo_dir(game)
     detector, kind = demo_detector(game, detector_choice)
-    print(f"Demo detector: {'the shipped neural detector' if kind == 'neural' else 'the recording card list (no neural weights)'}")
+    print("Demo detector: " + ("the shipped neural detector" if kind == "neural" else "the recording's own card list"
+                               + ("" if detector_choice == "truth" else " (no neural weights installed)")))
     return {"CAMERA_SOURCE": str(folder), "CAMERA_DETECTOR_LOADER": lambda: detector}
 
 
