@@ -24,20 +24,8 @@
 
   /** The mat seen from above: departure outside the big circle, step 1 and step 2 inside, the vault at the centre. */
   function mat(state) {
-    const SVG = "http://www.w3.org/2000/svg";
     const colours = Screens.playerColours(state);
-    const svg = document.createElementNS(SVG, "svg");
-    svg.setAttribute("viewBox", "0 0 300 300");
-    svg.setAttribute("class", "mat");
-    svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "the mat: chosen in each ring");
-    const add = (name, attrs, text) => {
-      const node = document.createElementNS(SVG, name);
-      for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-      if (text !== undefined) node.textContent = text;
-      svg.append(node);
-      return node;
-    };
+    const { svg, add } = Screens.svgDrawing("0 0 300 300", "the mat: chosen in each ring", "mat");
     add("rect", { x: 0, y: 0, width: 300, height: 300, rx: 14, fill: "#fef3c7" });
     add("circle", { cx: 150, cy: 150, r: 104, fill: "#fde68a", stroke: "#92400e", "stroke-width": 2 });
     add("circle", { cx: 150, cy: 150, r: 62, fill: "#fcd34d", stroke: "#92400e", "stroke-width": 2 });

@@ -3,7 +3,6 @@
    Cells are the engine's canvas cells [row, col]; explanations use the grid's own cells (grid_cell). */
 "use strict";
 (() => {
-  const SVG = "http://www.w3.org/2000/svg";
   let selected = null; // canvas cell "r,c" whose explanation is open
 
   function key(cell) { return cell[0] + "," + cell[1]; }
@@ -159,17 +158,7 @@
     const min = Math.min(0, ...values), max = Math.max(10, ...values);
     const x = (i) => pad + (i * (width - 2 * pad)) / rounds;
     const y = (v) => height - pad - ((v - min) * (height - 2 * pad)) / (max - min || 1);
-    const svg = document.createElementNS(SVG, "svg");
-    svg.setAttribute("viewBox", "0 0 " + width + " " + height);
-    svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "total score by round");
-    const add = (name, attrs, text) => {
-      const node = document.createElementNS(SVG, name);
-      for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-      if (text !== undefined) node.textContent = text;
-      svg.append(node);
-      return node;
-    };
+    const { svg, add } = Screens.svgDrawing("0 0 " + width + " " + height, "total score by round");
     add("line", { x1: pad, y1: y(0), x2: width - pad, y2: y(0), stroke: "#9ca3af" });
     for (let i = 0; i <= rounds; i++) add("text", { x: x(i), y: height - 8, "font-size": 10, "text-anchor": "middle" }, i === 0 ? "start" : "R" + i);
     add("text", { x: 4, y: y(max) + 4, "font-size": 10 }, String(max));

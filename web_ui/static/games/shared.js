@@ -44,5 +44,23 @@ const Screens = (() => {
     return parseInt(answer.trim(), 10);
   }
 
-  return { playerColours, colourStyle, rulings, engineLog, progress, askNumber };
+  /** An empty SVG drawing and ``add(name, attrs, text)``, which appends one element to it and returns it. */
+  function svgDrawing(viewBox, label, className) {
+    const SVG = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("viewBox", viewBox);
+    if (className) svg.setAttribute("class", className);
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", label);
+    const add = (name, attrs, text) => {
+      const node = document.createElementNS(SVG, name);
+      for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+      if (text !== undefined) node.textContent = text;
+      svg.append(node);
+      return node;
+    };
+    return { svg, add };
+  }
+
+  return { playerColours, colourStyle, rulings, engineLog, progress, askNumber, svgDrawing };
 })();
