@@ -77,7 +77,7 @@ def test_the_neural_detector_reads_a_rendered_table(game, seed, actions):
     from companion.vision import Detector, WeightsMissingError
 
     try:
-        detector = Detector.load()
+        detector = Detector.load(tile="auto")  # as the table runs it: whole-table frames need the closer look
     except WeightsMissingError as error:
         pytest.skip(f"detector weights are not installed: {error}")
     scenario = build_scenario(game, seed)

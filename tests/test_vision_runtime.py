@@ -441,3 +441,24 @@ def test_evaluating_a_folder_with_a_perfect_reader_scores_one(tmp_path):
     assert summary["overall"]["f1"] == 1.0
     with pytest.raises(ValueError, match="split"):
         evaluate_folder(oracle, tmp_path, split="train")
+
+
+def test_a_mosaic_scene_shows_each_photo_in_its_cell_with_its_labels_moved_along(tmp_path):
+    from companion.vision.evaluation import load_scene
+
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    paths = []
+    for n in range(4):
+        image = np.full((100, 150, 3), 60 * n, np.uint8)
+        path = tmp_path / "images" / f"p{n}.png"
+        cv2.imwrite(str(path), image)
+        (tmp_path / "labels" / f"p{n}.txt").write_text("0 0.5 0.5 0.1 0.1\n")
+        paths.append(path)
+    frame, truth = load_scene(tmp_path, ["AS"], paths)
+    assert frame.shape == (200, 300, 3)
+    assert frame[150, 225].tolist() == [180, 180, 180]  # the fourth photo, bottom right
+    centres = sorted(tuple(card.parts[0].center.round(1)) for card in truth)
+    assert centres == [(75.0, 50.0), (75.0, 150.0), (225.0, 50.0), (225.0, 150.0)]
+    with pytest.raises(ValueError, match="square"):
+        load_scene(tmp_path, ["AS"], paths[:3])

@@ -22,6 +22,10 @@ def register(subparsers) -> None:
     parser.add_argument("--backend", choices=("onnxruntime", "openvino"), default="onnxruntime",
                         help="inference runtime (default onnxruntime; openvino if installed)")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
+    parser.add_argument("--tile", default="auto", metavar="auto|off|PX",
+                        help="look closer in overlapping windows when the indices are small for the frame "
+                             "(a whole table, a high-resolution photo): auto sizes the windows from what the first "
+                             "pass found; PX fixes their side in pixels; off reads the whole frame once (default auto)")
     parser.add_argument("--save-annotated", metavar="DIR", help="also write each image with boxes and codes drawn into DIR")
     parser.set_defaults(handler=run)
 
@@ -33,7 +37,7 @@ def run(args) -> int:
 
     if args.threads < 1:
         raise ValueError(f"--threads must be at least 1, got {args.threads}")
-    detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf)
+    detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf, tile=args.tile)
     out_dir = Path(args.save_annotated) if args.save_annotated else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -23,6 +23,11 @@ def register(subparsers) -> None:
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="score photos in N worker processes, each with its own detector (default 1)")
     parser.add_argument("--limit", type=int, metavar="N", help="score only the first N photos of the split (a smoke run)")
+    parser.add_argument("--tile", default="auto", metavar="auto|off|PX",
+                        help="a closer look in overlapping windows for frames whose indices are small, as "
+                             "`companion detect` does (default auto)")
+    parser.add_argument("--mosaic", type=int, default=1, metavar="K",
+                        help="score K×K photos at a time as one frame: the same cards seen K times farther away")
     parser.add_argument("--json", action="store_true", help="print the full result as one JSON object")
     parser.add_argument("--out", metavar="REPORT.md", help="also write a Markdown report (e.g. vision_models/EVALUATION.md)")
     parser.set_defaults(handler=run)
@@ -35,7 +40,8 @@ def _models_note(detector) -> str:
     return (f"`{manifest.directory}` (detector {manifest.detector.path.name} at imgsz {manifest.detector.imgsz}, "
             f"classifier {manifest.classifier.path.name} at {manifest.classifier.imgsz}"
             f"{'; ' + summary if summary else ''}), backend {detector.backend}, "
-            f"thresholds: index conf {detector.conf}, back conf {detector.back_conf}, NMS IoU {detector.iou}")
+            f"thresholds: index conf {detector.conf}, back conf {detector.back_conf}, NMS IoU {detector.iou}, "
+            f"closer look (tile): {detector.tile or 'off'}")
 
 
 def _command_line(args) -> str:
@@ -51,6 +57,10 @@ def _command_line(args) -> str:
         parts += ["--threads", str(args.threads)]
     if args.limit is not None:
         parts += ["--limit", str(args.limit)]
+    if args.tile != "auto":
+        parts += ["--tile", str(args.tile)]
+    if args.mosaic != 1:
+        parts += ["--mosaic", str(args.mosaic)]
     if args.jobs != 1:
         parts += ["--jobs", str(args.jobs)]
     parts += ["--out", args.out]
@@ -67,7 +77,7 @@ def run(args) -> int:
         raise ValueError(f"--limit must be at least 1, got {args.limit}")
     if not Path(args.folder).is_dir():
         raise ValueError(f"{args.folder}: no such folder")
-    detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf)
+    detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf, tile=args.tile)
 
     def progress(done: int, total: int) -> None:
         if sys.stderr.isatty():
@@ -75,9 +85,10 @@ def run(args) -> int:
         elif done == total or done % 50 == 0:
             print(f"{done}/{total} photos", file=sys.stderr, flush=True)
 
-    load_options = {"weights_dir": args.weights, "backend": args.backend, "threads": args.threads, "conf": args.conf}
+    load_options = {"weights_dir": args.weights, "backend": args.backend, "threads": args.threads, "conf": args.conf,
+                    "tile": args.tile}
     summary = evaluate_folder(detector, args.folder, split=args.split, limit=args.limit, progress=progress,
-                              jobs=args.jobs, load_options=load_options)
+                              jobs=args.jobs, load_options=load_options, mosaic=args.mosaic)
     if args.out:
         command = _command_line(args)
         Path(args.out).write_text(markdown_report(summary, command, _models_note(detector)))

@@ -36,6 +36,9 @@ def register(subparsers) -> None:
     run.add_argument("--lens", default=None, metavar="FILE", help="lens calibration JSON for this camera")
     run.add_argument("--detector", choices=("auto", "truth"), default="auto",
                      help="auto: the shipped neural detector; truth: the recording's cards.jsonl.gz (tests the tracking only)")
+    run.add_argument("--tile", default="auto", metavar="auto|off|PX",
+                     help="neural detector: look closer in overlapping windows when the cards are small in the frame "
+                          "(auto: sized from what the first pass found; PX: window side in pixels; default auto)")
     run.add_argument("--fps", type=float, default=None, help="frame rate of an image folder (default: truth.json's, else 10)")
     run.add_argument("--max-frames", type=int, default=None, help="stop after this many frames (live cameras)")
     run.add_argument("--settle", type=float, default=None, help="seconds a card must be seen steadily (default 0.6)")
@@ -100,7 +103,7 @@ def _detector(args):
     from companion.vision import Detector, WeightsMissingError
 
     try:
-        return Detector.load()
+        return Detector.load(tile=args.tile)
     except WeightsMissingError as error:
         raise CommandError(f"the card detector is not installed ({error}); "
                            "'--detector truth' replays a rendered recording's cards.jsonl.gz to test the tracking only") from None

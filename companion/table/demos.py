@@ -53,7 +53,7 @@ def demo_detector(game: str, prefer: str = "auto"):
         from companion.vision import Detector, WeightsMissingError
 
         try:
-            return Detector.load(), "neural"
+            return Detector.load(tile="auto"), "neural"
         except WeightsMissingError:
             if prefer == "neural":
                 raise

@@ -23,6 +23,7 @@ What counts (the rules, so the figures can be argued with):
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import statistics
 import time
@@ -278,14 +279,36 @@ def list_images(root: Path, split: str) -> list[Path]:
     return images
 
 
-def _score_photo(detector, root: Path, names: list[str], path: Path) -> ImageScore:
-    frame = load_image(path)
-    height, width = frame.shape[:2]
-    truth = group_truth(read_labels(root / "labels" / (path.stem + ".txt"), names, width, height))
+def load_scene(root: Path, names: list[str], paths: list[Path]) -> tuple[np.ndarray, list[TruthCard]]:
+    """One photo, or a square mosaic of several: the frame and its ground-truth cards.
+
+    A mosaic of k×k photos is the same cards seen from k times farther away in a k times larger
+    frame (each photo in a cell the size of the largest, top-left, the rest black): what a whole
+    table or a high-resolution photo does to the indices' size relative to the frame.
+    """
+    frames = [load_image(path) for path in paths]
+    side = math.isqrt(len(frames))
+    if side * side != len(frames):
+        raise ValueError(f"a mosaic needs a square number of photos, got {len(frames)}")
+    cell_h, cell_w = max(f.shape[0] for f in frames), max(f.shape[1] for f in frames)
+    canvas = frames[0] if side == 1 else np.zeros((cell_h * side, cell_w * side, 3), np.uint8)
+    boxes: list[LabelledBox] = []
+    for n, (path, frame) in enumerate(zip(paths, frames)):
+        top, left = (n // side) * cell_h, (n % side) * cell_w
+        if side > 1:
+            canvas[top:top + frame.shape[0], left:left + frame.shape[1]] = frame
+        for box in read_labels(root / "labels" / (path.stem + ".txt"), names, frame.shape[1], frame.shape[0]):
+            x1, y1, x2, y2 = box.box
+            boxes.append(LabelledBox(box.code, (x1 + left, y1 + top, x2 + left, y2 + top)))
+    return canvas, group_truth(boxes)
+
+
+def _score_photo(detector, root: Path, names: list[str], paths: list[Path]) -> ImageScore:
+    frame, truth = load_scene(root, names, paths)
     start = time.perf_counter()
     predicted = detector(frame)
     elapsed = (time.perf_counter() - start) * 1000
-    score = score_image(path.name, truth, predicted)
+    score = score_image("+".join(path.name for path in paths), truth, predicted)
     score.ms = elapsed
     return score
 
@@ -300,22 +323,30 @@ def _start_worker(load_options: dict) -> None:
     _worker_detector = Detector.load(**load_options)
 
 
-def _score_in_worker(job: tuple[Path, list[str], Path]) -> ImageScore:
+def _score_in_worker(job: tuple[Path, list[str], list[Path]]) -> ImageScore:
     return _score_photo(_worker_detector, *job)
 
 
 def evaluate_folder(detector, root: str | Path, split: str = "holdout", limit: int | None = None,
-                    progress=None, jobs: int = 1, load_options: dict | None = None) -> dict:
+                    progress=None, jobs: int = 1, load_options: dict | None = None, mosaic: int = 1) -> dict:
     """Run ``detector`` (frame → Detections) over a labelled folder and score it card by card.
 
     With ``jobs`` > 1, that many worker processes each load their own detector from
     ``load_options`` (the keyword arguments of :meth:`Detector.load`) and share the photos.
+    With ``mosaic`` k > 1, consecutive photos are scored k×k at a time as one frame
+    (:func:`load_scene`); a remainder that cannot fill a mosaic is left out.
     """
     root = Path(root)
+    if mosaic < 1:
+        raise ValueError(f"mosaic must be at least 1, got {mosaic}")
     names = read_class_names(root / "data.yaml")
     images = list_images(root, split)
     if limit is not None:
         images = images[:limit]
+    per_scene = mosaic * mosaic
+    scenes = [images[n:n + per_scene] for n in range(0, len(images) - per_scene + 1, per_scene)]
+    if not scenes:
+        raise ValueError(f"{len(images)} photos cannot fill one {mosaic}x{mosaic} mosaic")
     scores = []
     if jobs > 1:
         if load_options is None:
@@ -327,18 +358,19 @@ def evaluate_folder(detector, root: str | Path, split: str = "holdout", limit: i
         # thread pool (OpenVINO does) can hang for ever.
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=(load_options,)) as pool:
-            for n, score in enumerate(pool.map(_score_in_worker, [(root, names, p) for p in images], chunksize=4), 1):
+            for n, score in enumerate(pool.map(_score_in_worker, [(root, names, scene) for scene in scenes], chunksize=4), 1):
                 scores.append(score)
                 if progress is not None:
-                    progress(n, len(images))
+                    progress(n, len(scenes))
     else:
-        for n, path in enumerate(images, 1):
-            scores.append(_score_photo(detector, root, names, path))
+        for n, scene in enumerate(scenes, 1):
+            scores.append(_score_photo(detector, root, names, scene))
             if progress is not None:
-                progress(n, len(images))
+                progress(n, len(scenes))
     summary = summarise(scores)
     summary["split"] = split
     summary["folder"] = str(root)
+    summary["mosaic"] = mosaic
     summary["truth_cards"] = summary["overall"]["tp"] + summary["overall"]["fn"]
     return summary
 
@@ -353,6 +385,10 @@ def markdown_report(summary: dict, command: str, models_note: str = "", when: st
         f"- Folder: `{summary['folder']}`, split **{summary['split']}**: {summary['images']} photos, "
         f"{summary['truth_cards']} ground-truth cards",
     ]
+    if summary.get("mosaic", 1) > 1:
+        k = summary["mosaic"]
+        lines[-1] = (f"- Folder: `{summary['folder']}`, split **{summary['split']}**: {summary['images']} frames, each a "
+                     f"{k}×{k} mosaic of photos ({k}× farther away), {summary['truth_cards']} ground-truth cards")
     if models_note:
         lines.append(f"- Models: {models_note}")
     if summary.get("median_ms") is not None:
