@@ -213,11 +213,31 @@ def test_two_adjacent_cards_with_the_same_code_stay_two(quarter_turns):
         [(300.0, 300.0), (round(300 + offset[0], 3), round(300 + offset[1], 3))])
 
 
-def test_two_same_code_cards_showing_one_corner_each_the_same_way_up_stay_two():
+def test_two_same_code_cards_showing_one_corner_each_the_same_way_up_stay_two_when_rotation_is_trusted():
     first, _ = card_corners("AS", (300, 300))
     _, second_far = card_corners("AS", (300 + 2 * 60, 300))
     same_way = IndexReading(second_far.box, 0.9, "AS", 0.9, first.rotation)
-    assert len(group_cards([first, same_way])) == 2
+    assert len(group_cards([first, same_way], trust_rotation=True)) == 2
+    # One deck (the default): the same code twice at a card's corner span is one card.
+    assert len(group_cards([first, same_way])) == 1
+
+
+@pytest.mark.parametrize("wrong_turn", [0, 90, 270])
+def test_a_misjudged_rotation_does_not_split_one_card_in_two(wrong_turn):
+    a, b = card_corners("8C", (400, 300), quarter_turns=1)
+    misread = IndexReading(b.box, b.detection_confidence, b.code, b.class_confidence, (a.rotation + wrong_turn) % 360)
+    cards = group_cards([a, misread])
+    assert cards.codes == ("8C",) and np.allclose(cards.centers[0], [400, 300], atol=1e-3)
+    assert len(group_cards([a, misread], trust_rotation=True)) == 2
+
+
+def test_pairs_whose_rotations_agree_are_chosen_before_those_that_do_not():
+    # Three readings of one code: the agreeing pair wins, the third stays a card of its own.
+    a, b = card_corners("4H", (300, 300))
+    stray = IndexReading(tuple(np.array(b.box) + [30, 0, 30, 0]), 0.9, "4H", 0.9, a.rotation)
+    cards = group_cards([stray, a, b])
+    assert len(cards) == 2
+    assert any(np.allclose(centre, [300, 300], atol=1e-3) for centre in cards.centers)
 
 
 def test_different_codes_never_pair_and_unreadable_boxes_are_dropped():

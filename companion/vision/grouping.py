@@ -27,6 +27,8 @@ MIN_SPAN, MAX_SPAN = 2.0, 6.5
 CENTRE_BEARING_DEG = 53.0  # direction from an upright index to the card centre, below horizontal
 MAX_BEARING_ERROR_DEG = 60.0
 MAX_CENTRE_DISAGREEMENT = 0.5  # of the corner distance, when the two readings are a quarter-turn apart
+# Above the worst cost of a pair whose rotations agree (centres 0.5 x 6.5 scales apart, span 2 off).
+ROTATION_DISAGREEMENT_COST = 10.0
 
 ROTATIONS = (0, 90, 180, 270)
 
@@ -86,8 +88,18 @@ def _angle_deg(a: np.ndarray, b: np.ndarray) -> float:
     return math.degrees(math.acos(max(-1.0, min(1.0, cosine))))
 
 
-def pairing_cost(a: IndexReading, b: IndexReading) -> float | None:
-    """How well two same-code readings fit being the two corners of one card (lower is better), or None."""
+def pairing_cost(a: IndexReading, b: IndexReading, trust_rotation: bool = False) -> float | None:
+    """How well two same-code readings fit being the two corners of one card (lower is better), or None.
+
+    The rotations the classifier picks say which way each index faces, so a true pair is half a
+    turn apart with each index facing the other (or a quarter turn with agreeing centres, near
+    45°). On real photos that cue is weak: the classifier learned real indices in every orientation,
+    and on the held-out photos 99 of 193 same-code pairs at a card's corner span failed it. With one
+    deck on the table, the same code twice at that span is one card, so by default a pair whose
+    rotations disagree still pairs, after every pair whose rotations agree
+    (``ROTATION_DISAGREEMENT_COST``). ``trust_rotation=True`` refuses such pairs instead: for
+    tables with two decks, where two cards of one code may lie side by side.
+    """
     if a.code is None or a.code != b.code:
         return None
     scale = (a.scale + b.scale) / 2
@@ -95,18 +107,21 @@ def pairing_cost(a: IndexReading, b: IndexReading) -> float | None:
     distance = float(np.linalg.norm(between))
     if not MIN_SPAN * scale <= distance <= MAX_SPAN * scale:
         return None
+    span_error = abs(distance / scale - CORNER_SPAN) * 0.25
     turn = (a.rotation - b.rotation) % 360
-    if turn == 0:
-        # Both read upright the same way: two cards lying alike (two decks), never one card's two corners.
-        return None
     disagreement = float(np.linalg.norm(a.estimated_card_center - b.estimated_card_center))
-    if turn == 180:
-        if _angle_deg(between, a.toward_center) > MAX_BEARING_ERROR_DEG or _angle_deg(-between, b.toward_center) > MAX_BEARING_ERROR_DEG:
-            return None
-    elif disagreement > MAX_CENTRE_DISAGREEMENT * distance:
+    if turn == 0:
+        # Both read upright the same way: two cards lying alike, never one card's two corners.
+        consistent = False
+    elif turn == 180:
+        consistent = (_angle_deg(between, a.toward_center) <= MAX_BEARING_ERROR_DEG
+                      and _angle_deg(-between, b.toward_center) <= MAX_BEARING_ERROR_DEG)
+    else:
         # A quarter-turn apart happens when a card lies near 45°: the centres must then agree.
-        return None
-    return disagreement / scale + abs(distance / scale - CORNER_SPAN) * 0.25
+        consistent = disagreement <= MAX_CENTRE_DISAGREEMENT * distance
+    if consistent:
+        return disagreement / scale + span_error
+    return None if trust_rotation else ROTATION_DISAGREEMENT_COST + span_error
 
 
 def _union(boxes: list[tuple[float, float, float, float]]) -> list[float]:
@@ -123,10 +138,11 @@ def _lone_card_box(reading: IndexReading) -> list[float]:
 
 
 def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, float, float, float], float]] = (),
-                frame_shape: tuple[int, int] | None = None) -> Detections:
+                frame_shape: tuple[int, int] | None = None, trust_rotation: bool = False) -> Detections:
     """Readings and face-down boxes → one :class:`Detections` entry per physical card.
 
-    Pairs are chosen greedily, best fit first, each reading used at most once. A card's
+    Pairs are chosen greedily, best fit first, each reading used at most once (see
+    :func:`pairing_cost` for ``trust_rotation``). A card's
     confidence is its best corner's ``detection × classification`` confidence. Boxes are
     clipped to ``frame_shape`` (height, width) when given; centres are not (a lone index at the
     frame's edge may belong to a card whose centre is outside it).
@@ -135,7 +151,7 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     candidates = []
     for i in range(len(readings)):
         for j in range(i + 1, len(readings)):
-            cost = pairing_cost(readings[i], readings[j])
+            cost = pairing_cost(readings[i], readings[j], trust_rotation)
             if cost is not None:
                 candidates.append((cost, i, j))
     candidates.sort()
