@@ -71,7 +71,7 @@ def run(quick: bool) -> list[dict]:
     try:
         from companion.vision import Detector, WeightsMissingError
 
-        detector = Detector.load()
+        detector = Detector.load(tile="auto")  # as `companion table run` runs it
     except WeightsMissingError as error:
         rows.append({"name": "pipeline fps (neural detector)", "median": float("nan"), "unit": "frames/s",
                      "note": f"not measured: {str(error)[:60]}…"})
