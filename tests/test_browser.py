@@ -133,6 +133,22 @@ def test_a_phone_that_lost_its_connection_catches_up(browser, server):
     assert errors == []
 
 
+def test_the_chosen_start_page_takes_teams(browser, server):
+    page, errors = phone(browser, server)
+    page.goto("/")
+    page.select_option("#game", "chosen")
+    names, teams = page.locator(".player-row .pname"), page.locator(".player-row .pteam")
+    page.click("#add-player")
+    for n, (name, team) in enumerate([("Ann", "North"), ("Bo", "South"), ("Cy", "North"), ("Di", "South")]):
+        names.nth(n).fill(name)
+        teams.nth(n).fill(team)
+    page.click("#create")
+    page.wait_for_url("**/t/*")
+    page.wait_for_selector("body[data-live='1']")
+    assert "North (Ann, Cy)" in page.locator("#board").inner_text()
+    assert errors == []
+
+
 def test_the_chosen_screen(browser, server):
     _, table = request(server, "POST", "/api/tables", {"game": "chosen", "players": [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}]})
     page, errors = phone(browser, server)

@@ -16,6 +16,7 @@
     div.className = "player-row";
     div.innerHTML = `<input class="pname" placeholder="name" required maxlength="24">
       <input class="pcolour" type="color">
+      ${game === "chosen" ? `<input class="pteam" placeholder="team (optional)" title="players with the same team win together" maxlength="24">` : ""}
       ${suits ? `<select class="psuits" title="castle suits">${suits.map((s) => `<option value="${s.join("")}">${s.join(" ").replace(/H/g, "♥").replace(/D/g, "♦").replace(/S/g, "♠").replace(/C/g, "♣")}</option>`).join("")}</select>` : ""}
       <button type="button" class="secondary small remove" title="remove">✕</button>`;
     div.querySelector(".pname").value = ["Ann", "Bo", "Cy", "Di", "Ed", "Fay", "Gus", "Hal"][index] || "";
@@ -67,6 +68,8 @@
       const p = { name: r.querySelector(".pname").value.trim(), colour: r.querySelector(".pcolour").value };
       const suits = r.querySelector(".psuits");
       if (suits) p.suits = suits.value.split("");
+      const team = r.querySelector(".pteam");
+      if (team && team.value.trim()) p.team = team.value.trim();
       return p;
     });
     const response = await fetch("/api/tables", {
