@@ -18,7 +18,7 @@ import time
 from vision_models.train import DETECTOR_TRAIN_IMGSZ, RUNS, VAR, _epochs_done, _run_dir, offline_environment
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--from", dest="source", default="detector_main", help="finished run to continue from")
     parser.add_argument("--name", default="detector_cont")
@@ -27,7 +27,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lr0", type=float, default=0.001)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    if (_run_dir(args.name) / "finished.json").exists():
+        print(f"[continue] {args.name} already finished", flush=True)
+        return
 
     offline_environment()
     import torch

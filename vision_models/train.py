@@ -131,12 +131,19 @@ def export(args: argparse.Namespace, wall_seconds: dict) -> dict:
         onnx_path = Path(YOLO(str(best)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False, device="cpu"))
         shutil.copy(onnx_path, WEIGHTS / target)
         report[stage] = {"best_pt": str(best.relative_to(ROOT)), "epochs": _epochs_done(run)}
+        # A continuation: walk back along the runs it continued, counting their epochs and time too.
+        continuation_seconds = []
         marker = _run_dir(run) / "finished.json"
-        if run != f"{stage}_{args.tag}" and marker.exists():  # a continuation: count the epochs it started from too
-            source = json.loads(marker.read_text()).get("continued_from")
-            if source:
-                report[stage]["epochs"] += _epochs_done(source)
-                wall_seconds[f"{stage}_continuation_seconds"] = json.loads(marker.read_text())["seconds"]
+        while run != f"{stage}_{args.tag}" and marker.exists():
+            record = json.loads(marker.read_text())
+            source = record.get("continued_from")
+            if not source:
+                break
+            continuation_seconds.insert(0, record["seconds"])
+            report[stage]["epochs"] += _epochs_done(source)
+            run, marker = source, _run_dir(source) / "finished.json"
+        if continuation_seconds:
+            wall_seconds[f"{stage}_continuation_seconds"] = continuation_seconds
     models = {
         "detector": {"file": "detector.onnx", "imgsz": DETECTOR_RUN_IMGSZ, "train_imgsz": DETECTOR_TRAIN_IMGSZ, "classes": list(DETECTOR_CLASSES)},
         "classifier": {"file": "classifier.onnx", "imgsz": CLASSIFIER_IMGSZ, "classes": list(CLASSIFIER_CLASSES),
@@ -156,6 +163,8 @@ def export(args: argparse.Namespace, wall_seconds: dict) -> dict:
         for stage in ("detector", "classifier"):
             for key, value in old.get(stage, {}).items():
                 models[stage].setdefault(key, value)
+        if "steps" in old.get("training", {}):  # the hand-kept record of every command that led here
+            models["training"]["steps"] = old["training"]["steps"]
     # written before validation so the weights are usable even if validation is cut short
     (WEIGHTS / "models.json").write_text(json.dumps(models, indent=2) + "\n")
     models["training"]["validation"] = validate(args)
@@ -218,7 +227,7 @@ def data_summary() -> dict:
     return summary
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tag", default="main", help="run name suffix under var/runs/ (e.g. 'smoke')")
@@ -238,7 +247,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fraction", type=float, default=1.0, help="train on this fraction of each training set (smoke runs)")
     parser.add_argument("--skip-data", action="store_true", help="use var/data as it is (smoke runs beside a real one)")
     parser.add_argument("--only-stage", choices=["detector", "classifier"], help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
 
     if args.only_stage:
         train_stage(args.only_stage, args)
