@@ -224,3 +224,29 @@ def test_models_json_follows_the_contract():
     for stage in ("detector", "classifier"):
         assert (MODELS_JSON.parent / models[stage]["file"]).is_file()
     assert isinstance(models["training"]["seed"], int) and models["training"]["command"]
+
+
+def test_the_one_reproduction_command_chains_steps_the_parsers_accept():
+    from vision_models import continue_detector, reproduce, train
+
+    parsers = {"vision_models.train": train.build_parser(), "vision_models.continue_detector": continue_detector.build_parser()}
+    runs = {"detector_main"}
+    for module, *argv in reproduce.STEPS:
+        args = parsers[module].parse_args(argv)
+        if module == "vision_models.continue_detector":
+            assert args.source in runs, f"{args.name} continues {args.source}, which no earlier step made"
+            assert args.epochs > 0, "reproduction steps are bounded by epochs, not hours"
+            runs.add(args.name)
+        else:
+            assert args.seed == 0 and args.epochs_detector > 0 and args.epochs_classifier > 0
+    first, last = reproduce.STEPS[0], reproduce.STEPS[-1]
+    assert "--no-export" in first and last[last.index("--export-from") + 1] == reproduce.STEPS[-2][reproduce.STEPS[-2].index("--name") + 1]
+
+
+@pytest.mark.skipif(not MODELS_JSON.exists(), reason="no trained models committed yet")
+def test_the_reproduction_ships_the_detector_run_that_models_json_names():
+    from vision_models import reproduce
+
+    models = json.loads(MODELS_JSON.read_text())
+    last = reproduce.STEPS[-1]
+    assert last[last.index("--export-from") + 1] == models["training"]["detector_run"]

@@ -54,7 +54,10 @@ def sweep(weights: str | None, limit: int | None, backend: str = "onnxruntime") 
         print(f"\r{n}/{len(photos)} validation photos", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     rows = [{"conf": c, "back_conf": b, "iou": i, **summarise(scores[c, b, i])["overall"]} for c, b, i in points]
-    return sorted(rows, key=lambda r: -r["f1"])
+    # Ties (the 70 photos hold few backs and few overlapping indices) keep what is in force now.
+    now = detector.manifest.thresholds
+    return sorted(rows, key=lambda r: (-r["f1"], abs(r["back_conf"] - now["back_conf"]), abs(r["iou"] - now["iou"]),
+                                       abs(r["conf"] - now["conf"])))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,53 @@
+"""Rebuild the shipped recognition models in one command, from seed 0:
+
+    .venv/bin/python -m vision_models.reproduce            # runs every step below, in order
+    .venv/bin/python -m vision_models.reproduce --dry-run  # prints them
+
+The shipped weights were made in steps because each training session had a few wall-clock hours:
+a first run bounded by hours, then continuations of the detector from its ``last.pt`` with a
+fresh learning-rate schedule, then the export. This runs the same recipe with each step's epoch
+count fixed at what the recorded run reached (``models.json``, ``training.steps`` keeps the
+commands as they were run). The hour-bounded originals re-planned their learning-rate decay as
+they went and cached images in RAM (which ultralytics warns is not bit-for-bit deterministic), so
+a rebuild lands near the shipped figures, not on them. Cost on 2 CPU cores: about 6 hours.
+
+Every step is resumable: a finished run under ``var/runs/`` is not trained again.
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import subprocess
+import sys
+
+DATA = ["--seed", "0", "--scenes", "700", "--val-scenes", "120", "--crop-variants", "5",
+        "--none-crops", "3000", "--real-variants", "2"]
+FIRST_RUN_EPOCHS = ["--epochs-detector", "7", "--epochs-classifier", "19"]
+
+STEPS: list[list[str]] = [
+    ["vision_models.train", *DATA, *FIRST_RUN_EPOCHS, "--no-export"],
+    ["vision_models.continue_detector", "--from", "detector_main", "--name", "detector_cont", "--epochs", "5"],
+    ["vision_models.continue_detector", "--from", "detector_cont", "--name", "detector_cont2", "--epochs", "2",
+     "--lr0", "0.0007"],
+    ["vision_models.continue_detector", "--from", "detector_cont2", "--name", "detector_cont3", "--epochs", "16"],
+    ["vision_models.train", *DATA, *FIRST_RUN_EPOCHS, "--export-from", "detector_cont3"],
+]
+
+
+def command_line(step: list[str]) -> str:
+    return "python -m " + " ".join(shlex.quote(part) for part in step)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dry-run", action="store_true", help="print the steps without running them")
+    args = parser.parse_args(argv)
+    for number, step in enumerate(STEPS, 1):
+        print(f"[reproduce] step {number}/{len(STEPS)}: {command_line(step)}", flush=True)
+        if not args.dry_run:
+            subprocess.run([sys.executable, "-m", *step], check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
