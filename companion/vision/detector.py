@@ -7,7 +7,7 @@
 The detector reads indices best at the size it learned them (about 30 px tall at its input). A
 whole table filmed from above, or a high-resolution photo, shrinks them far below that when the
 frame is fitted into the network, so ``tile`` adds a closer look: overlapping windows of the frame,
-each fitted into the network on its own, merged with the whole-frame pass. ``tile="auto"`` sizes
+each fitted into the network on its own, whose index boxes replace the whole-frame pass's. ``tile="auto"`` sizes
 the windows from the indices the whole-frame pass found (none: no closer look); an integer fixes
 the window side in frame pixels (a camera whose scale is known).
 """
@@ -181,9 +181,10 @@ class Detector:
         """Stage 1 only: index and back boxes in frame pixels (classes 0 = index, 1 = back).
 
         Decoding uses the lower of the two thresholds (so NMS sees what ultralytics' would);
-        backs below ``back_conf`` are dropped afterwards. With a closer look (``tile``), each
-        window's boxes that its own edge cuts are dropped (the overlap shows them whole in a
-        neighbour) and all passes are merged by one more class-wise NMS.
+        backs below ``back_conf`` are dropped afterwards. With a closer look (``tile``), the
+        windows' boxes replace the whole frame's index boxes (its backs stay): each window's boxes
+        that its own edge cuts are dropped (the overlap shows them whole in a neighbour) and the
+        rest are merged by one more class-wise NMS.
         """
         frame = check_frame(frame)
         height, width = frame.shape[:2]
