@@ -93,3 +93,19 @@ def test_the_neural_detector_reads_a_rendered_table(game, seed, actions):
         expected = Counter((c["code"], zones(c["mat_mm"])) for c in frames[-1].cards)
         seen = Counter((t.code, t.zone) for t in pipeline.tracker.cards)
     assert seen == expected, f"questions: {[q for r in pipeline.history for q in r.questions][:6]}"
+
+
+def test_a_printed_marker_read_as_a_card_is_not_a_card():
+    import numpy as np
+
+    from companion.vision import Detections
+
+    scenario, frames, pipeline, _ = run_truth("kingdoms", 2)
+    assert pipeline.units == "mm"
+    marker = pipeline.layout.markers[0]
+    on_marker = marker.corners().mean(0)
+    beside = on_marker + [marker.size * 3, marker.size * 3]
+    pixels = pipeline.locator.to_image(np.array([on_marker, beside], np.float32))
+    boxes = np.concatenate([pixels - 10, pixels + 10], axis=1)
+    seen = pipeline.observations(Detections(boxes, [0.9, 0.9], ("8C", "QC"), pixels))
+    assert [o.code for o in seen] == ["QC"]

@@ -131,7 +131,18 @@ class TablePipeline:
             positions = centers
             self._pixel_scale(detections)
         return [Observation(code, float(conf), (float(p[0]), float(p[1])))
-                for code, conf, p in zip(detections.codes, detections.confidences, positions)]
+                for code, conf, p in zip(detections.codes, detections.confidences, positions)
+                if not (self.units == "mm" and self._on_a_marker(p))]
+
+    def _on_a_marker(self, position_mm) -> bool:
+        """Whether a mat position lies on one of the mat's printed markers (the detector reads their
+        black-and-white squares as indices now and then; a card laid there would hide the marker)."""
+        x, y = float(position_mm[0]), float(position_mm[1])
+        for marker in self.layout.markers:
+            corners = marker.corners()
+            if corners[:, 0].min() <= x <= corners[:, 0].max() and corners[:, 1].min() <= y <= corners[:, 1].max():
+                return True
+        return False
 
     def _pixel_scale(self, detections: Detections) -> None:
         """Without a mat, distances are pixels: the match gate and the grid spacing follow the card size."""
