@@ -122,8 +122,7 @@ def run(quick: bool) -> list[dict]:
                      "unit": "ms/frame", "note": note})
         rows.append({"name": f"{backend}: whole path (frame -> cards)", "median": _median_ms(lambda: detector(frame), repeats, warmup),
                      "unit": "ms/frame", "note": note})
-        closer = Detector(detector.manifest, detector.detector_model, detector.classifier_model, conf=detector.conf,
-                          iou=detector.iou, back_conf=detector.back_conf, tile="auto")
+        closer = Detector.load(backend=backend, threads=THREADS, tile="auto")
         size = closer.window_size(frame.shape[:2], closer._detect_window(frame, 0, 0))
         rows.append({"name": f"{backend}: whole path, tile auto", "median": _median_ms(lambda: closer(frame), repeats, warmup),
                      "unit": "ms/frame", "note": f"{len(closer(frame))} found; " + (

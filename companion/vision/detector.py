@@ -187,25 +187,27 @@ class Detector:
         rest are merged by one more class-wise NMS.
         """
         frame = check_frame(frame)
-        height, width = frame.shape[:2]
-        passes = [self._detect_window(frame, 0, 0)]
-        size = self.window_size(frame.shape[:2], passes[0])
-        if size is not None:
-            whole = passes[0]
-            # The windows see every index closer than the whole frame did; the whole frame's own
-            # index boxes would only add its low-resolution mistakes. Whole backs come from it.
-            passes = [RawBoxes(whole.boxes[whole.classes == BACK_CLASS], whole.scores[whole.classes == BACK_CLASS],
-                               whole.classes[whole.classes == BACK_CLASS])]
-            passes += [self._detect_window(frame[y:y + size, x:x + size], x, y, frame.shape[:2])
-                       for y in tile_starts(height, size) for x in tile_starts(width, size)]
-            merged = RawBoxes(*(np.concatenate([getattr(p, name) for p in passes])
-                                for name in ("boxes", "scores", "classes")))
-            apart = merged.classes[:, None].astype(np.float32) * (max(height, width) + 1)  # class-wise NMS
-            kept = nms(merged.boxes + apart, merged.scores, self.iou)
-            passes = [RawBoxes(merged.boxes[kept], merged.scores[kept], merged.classes[kept])]
-        raw = passes[0]
+        whole = self._detect_window(frame, 0, 0)
+        size = self.window_size(frame.shape[:2], whole)
+        raw = whole if size is None else self._closer_look(frame, whole, size)
         keep = np.where(raw.classes == BACK_CLASS, raw.scores > self.back_conf, raw.scores > self.conf)
         return RawBoxes(raw.boxes[keep], raw.scores[keep], raw.classes[keep])
+
+    def _closer_look(self, frame: np.ndarray, whole: RawBoxes, size: int) -> RawBoxes:
+        """Windows of ``size`` pixels: their boxes, with the whole frame's backs, merged by class-wise NMS.
+
+        The windows see every index closer than the whole frame did; the whole frame's own index
+        boxes would only add its low-resolution mistakes.
+        """
+        height, width = frame.shape[:2]
+        backs = whole.classes == BACK_CLASS
+        passes = [RawBoxes(whole.boxes[backs], whole.scores[backs], whole.classes[backs])]
+        passes += [self._detect_window(frame[y:y + size, x:x + size], x, y, frame.shape[:2])
+                   for y in tile_starts(height, size) for x in tile_starts(width, size)]
+        boxes, scores, classes = (np.concatenate([getattr(p, name) for p in passes]) for name in ("boxes", "scores", "classes"))
+        apart = classes[:, None].astype(np.float32) * (max(height, width) + 1)  # class-wise NMS
+        kept = nms(boxes + apart, scores, self.iou)
+        return RawBoxes(boxes[kept], scores[kept], classes[kept])
 
     def window_size(self, frame_shape: tuple[int, int], whole: RawBoxes) -> int | None:
         """The side of the closer look's windows in frame pixels, or None when the whole frame is enough."""

@@ -378,17 +378,15 @@ def evaluate_folder(detector, root: str | Path, split: str = "holdout", limit: i
 def markdown_report(summary: dict, command: str, models_note: str = "", when: str | None = None) -> str:
     when = when or time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     overall = summary["overall"]
+    k = summary.get("mosaic", 1)
+    scenes = "photos" if k == 1 else f"frames, each a {k}×{k} mosaic of photos ({k}× farther away)"
     lines = [
         "# Recognition evaluation", "",
         f"- Command: `{command}`",
         f"- Date: {when}",
-        f"- Folder: `{summary['folder']}`, split **{summary['split']}**: {summary['images']} photos, "
+        f"- Folder: `{summary['folder']}`, split **{summary['split']}**: {summary['images']} {scenes}, "
         f"{summary['truth_cards']} ground-truth cards",
     ]
-    if summary.get("mosaic", 1) > 1:
-        k = summary["mosaic"]
-        lines[-1] = (f"- Folder: `{summary['folder']}`, split **{summary['split']}**: {summary['images']} frames, each a "
-                     f"{k}×{k} mosaic of photos ({k}× farther away), {summary['truth_cards']} ground-truth cards")
     if models_note:
         lines.append(f"- Models: {models_note}")
     if summary.get("median_ms") is not None:
