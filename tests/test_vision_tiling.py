@@ -93,6 +93,16 @@ def test_auto_sizes_windows_from_the_indices_the_first_pass_found():
     assert abs(size - INPUT * 70 / 40) < 16  # within the rounding of a 4x shrink
 
 
+def test_auto_windows_never_magnify_the_frame_beyond_its_own_pixels():
+    frame = np.full((900, 900, 3), 40, np.uint8)
+    for x in (100, 400, 700):
+        frame[400:430, x:x + 30] = 255  # 30 px in the frame, 14 px at the input: small, but only 30 px of detail
+    detector = make_detector("auto")
+    size = detector.window_size(frame.shape[:2], detector._detect_window(frame, 0, 0))
+    # sized for 40 px indices they would be 312 px windows, stretched 1.33x to the input: no new detail, only blur
+    assert size == INPUT
+
+
 def test_auto_does_not_tile_when_nothing_was_found_or_the_indices_are_already_large():
     detector = make_detector("auto")
     empty = np.full((1200, 1600, 3), 40, np.uint8)
