@@ -227,20 +227,29 @@ def test_models_json_follows_the_contract():
 
 
 def test_the_one_reproduction_command_chains_steps_the_parsers_accept():
-    from vision_models import continue_detector, reproduce, train
+    from vision_models import continue_detector, gpu_continue, reproduce, train
 
-    parsers = {"vision_models.train": train.build_parser(), "vision_models.continue_detector": continue_detector.build_parser()}
-    runs = {"detector_main"}
+    parsers = {"vision_models.train": train.build_parser(), "vision_models.continue_detector": continue_detector.build_parser(),
+               "vision_models.gpu_continue": gpu_continue.build_parser()}
+    runs, latest = {"detector_main"}, None
     for module, *argv in reproduce.STEPS:
         args = parsers[module].parse_args(argv)
         if module == "vision_models.continue_detector":
             assert args.source in runs, f"{args.name} continues {args.source}, which no earlier step made"
             assert args.epochs > 0, "reproduction steps are bounded by epochs, not hours"
             runs.add(args.name)
+            latest = args.name
+        elif module == "vision_models.gpu_continue" and args.verb == "pack":
+            assert args.source in runs, f"the GPU pack starts from {args.source}, which no earlier step made"
+        elif module == "vision_models.gpu_continue":
+            assert args.epochs > 0, "reproduction steps are bounded by epochs, not hours"
+            assert Path(args.out).parent.as_posix() == "var/runs", "the GPU run lands where the export looks for runs"
+            latest = Path(args.out).name
+            runs.add(latest)
         else:
             assert args.seed == 0 and args.epochs_detector > 0 and args.epochs_classifier > 0
     first, last = reproduce.STEPS[0], reproduce.STEPS[-1]
-    assert "--no-export" in first and last[last.index("--export-from") + 1] == reproduce.STEPS[-2][reproduce.STEPS[-2].index("--name") + 1]
+    assert "--no-export" in first and last[last.index("--export-from") + 1] == latest
 
 
 @pytest.mark.skipif(not MODELS_JSON.exists(), reason="no trained models committed yet")
@@ -250,3 +259,42 @@ def test_the_reproduction_ships_the_detector_run_that_models_json_names():
     models = json.loads(MODELS_JSON.read_text())
     last = reproduce.STEPS[-1]
     assert last[last.index("--export-from") + 1] == models["training"]["detector_run"]
+
+
+# ----------------------------------------------------------------------------- the borrowed-GPU run
+
+
+def test_the_gpu_run_repeats_real_photos_under_new_names_with_their_labels(tmp_path):
+    from vision_models import gpu_continue
+
+    real = tmp_path / "real"
+    for folder in ("images", "labels"):
+        (real / folder).mkdir(parents=True)
+    for stem in ("real_a", "real_b"):
+        (real / "images" / f"{stem}.webp").write_bytes(b"image " + stem.encode())
+        (real / "labels" / f"{stem}.txt").write_text(f"0 0.5 0.5 0.1 0.1  # {stem}\n")
+    dirs = gpu_continue._repeated_real(real, tmp_path / "work", 3)
+    assert len(dirs) == 3
+    images = [image for d in dirs for image in sorted(d.iterdir())]
+    assert len({image.name for image in images}) == 6, "ultralytics keys its cache by path: every copy needs its own name"
+    for image in images:  # ultralytics finds a label by swapping /images/ for /labels/ and the suffix for .txt
+        label = image.parent.parent / "labels" / (image.stem + ".txt")
+        assert label.read_text().endswith(image.stem.split("_", 1)[1] + "\n") and image.read_bytes().startswith(b"image")
+
+
+def test_the_gpu_runs_results_reader_matches_ultralytics_own(tmp_path):
+    pytest.importorskip("polars")
+    trainer_module = pytest.importorskip("ultralytics.engine.trainer")
+    from vision_models import gpu_continue
+
+    csv_path = tmp_path / "results.csv"
+    csv_path.write_text("epoch,time,metrics/mAP50(B),lr/pg0\n1,22.3,0.778,0.001\n2,31.3,0.839,0.00094\n")
+
+    class Trainer:
+        csv = csv_path
+
+    ours = gpu_continue._results_without_polars(Trainer())
+    assert ours == trainer_module.BaseTrainer.read_results_csv(Trainer())
+    assert ours["metrics/mAP50(B)"] == [0.778, 0.839]
+    Trainer.csv = tmp_path / "missing.csv"
+    assert gpu_continue._results_without_polars(Trainer()) == {}

@@ -23,7 +23,7 @@ from pathlib import Path
 from vision_models.real_split import REAL_DATASET
 
 REPORT = Path(__file__).resolve().parent / "EVALUATION.md"
-SWEEP = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7)
+SWEEP = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85)
 BACK_SWEEP = (0.25, 0.4, 0.55, 0.7)
 IOU_SWEEP = (0.7, 0.5, 0.3)
 

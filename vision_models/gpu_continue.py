@@ -1,0 +1,280 @@
+"""Continue the detector on a borrowed GPU: pack what it needs here, train there, ship the result here.
+
+A GPU machine is sometimes lent for a few minutes. It has no network and no card artwork, and only
+64 MiB travel with a call, so the run is split in two:
+
+``pack`` (here, where the artwork and the real photos are)::
+
+    .venv/bin/python -m vision_models.gpu_continue pack --from detector_cont3
+
+writes ``var/gpu_pack/``: the training decks' artwork as WebP, the real training photos and the
+validation images scaled to the training size (416, which ultralytics would resize them to anyway)
+as WebP, the start weights, and the ultralytics wheel (``var/gpu_pack/wheels``, downloaded beside it).
+
+``run`` (there, with the GPU)::
+
+    python -m vision_models.gpu_continue run --out var/runs/detector_gpu --scenes 4000 --real-repeats 2 --hours 0.11
+
+renders fresh synthetic scenes from the packed artwork on every core (a new seed, so scenes the
+detector has not seen), adds the real photos, and continues the detector from the packed weights
+with the same augmentation as ``continue_detector``; the real photos are repeated so they keep a
+fair share of each epoch, for a wall-clock budget. Every saved checkpoint
+is copied (stripped, 5 MB) to ``--out`` at once, so a run cut short still returns its best weights.
+``--out`` is laid out like a run under ``var/runs/`` (``weights/best.pt``, ``results.csv``,
+``finished.json`` naming the run it continued), so once it is copied back here it ships like any
+continuation (``python -m vision_models.train --skip-data --export-from detector_gpu``).
+
+The shipped detector's last step was this command on one H200 (16 cores), 42 epochs in 417 s of
+training after 40 s of rendering; ``--epochs 42`` replays it without the clock. Without a GPU the
+same step runs on the CPU, at roughly 30 minutes an epoch on two cores.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACK = ROOT / "var" / "gpu_pack"
+TRAIN_SIZE = 416  # DETECTOR_TRAIN_IMGSZ; repeated so ``run`` needs nothing from train.py's settings
+
+
+# --------------------------------------------------------------------------- pack (here)
+
+
+def _webp(source: Path, target: Path, quality: int, longest: int | None = None) -> None:
+    import cv2
+
+    image = cv2.imread(str(source), cv2.IMREAD_UNCHANGED)
+    if image is None:
+        raise SystemExit(f"unreadable image: {source}")
+    if longest and max(image.shape[:2]) > longest:
+        scale = longest / max(image.shape[:2])
+        image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(target), image, [cv2.IMWRITE_WEBP_QUALITY, quality])
+
+
+def pack(args: argparse.Namespace) -> None:
+    from vision_models import artwork, datasets, real_split, train
+
+    out = Path(args.pack)
+    if out.exists():
+        for child in out.iterdir():
+            if child.name != "wheels":
+                shutil.rmtree(child) if child.is_dir() else child.unlink()
+    decks = artwork.available_decks()
+    if not decks:
+        raise SystemExit("no artwork under var/artwork: run python -m vision_models.artwork first")
+    train_decks, _ = datasets.deck_split(decks)
+    for deck in decks:
+        manifest = json.loads((deck / "index_boxes.json").read_text())
+        # every deck lends its back; only the training decks' faces go into scenes
+        faces = deck in train_decks and deck.name not in artwork.FOUR_INDEX_DECKS and manifest.get("faces", True)
+        if not faces:
+            manifest["faces"] = False
+            manifest["index_boxes"] = {}
+        target = out / "artwork" / deck.name
+        target.mkdir(parents=True)
+        (target / "index_boxes.json").write_text(json.dumps(manifest))
+        _webp(deck / "back.png", target / "back.webp", args.art_quality)
+        for code in manifest["index_boxes"]:
+            _webp(deck / f"{code}.png", target / f"{code}.webp", args.art_quality)
+
+    detect = datasets.DATA_DIR / "detect"
+    for image in real_split.real_images():
+        if real_split.is_holdout(image.name) or datasets.is_real_val(image.name):
+            continue
+        name = "real_" + image.stem
+        _webp(image, out / "real" / "images" / f"{name}.webp", args.photo_quality, TRAIN_SIZE)
+        lines = datasets._real_detect_lines(image)
+        (out / "real" / "labels").mkdir(parents=True, exist_ok=True)
+        (out / "real" / "labels" / f"{name}.txt").write_text("".join(f"{line}\n" for line in lines))
+    # the same validation images the CPU runs chose their best epoch on
+    for image in sorted((detect / "val" / "images").iterdir()):
+        _webp(image, out / "val" / "images" / f"{image.stem}.webp", args.photo_quality, TRAIN_SIZE)
+        label = detect / "val" / "labels" / f"{image.stem}.txt"
+        (out / "val" / "labels").mkdir(parents=True, exist_ok=True)
+        shutil.copy(label, out / "val" / "labels" / label.name)
+
+    start = train.RUNS / args.source / "weights" / "last.pt"
+    if not start.exists():
+        raise SystemExit(f"no weights to continue from: {start}")
+    shutil.copy(start, out / "start.pt")
+    (out / "pack.json").write_text(json.dumps({"continued_from": args.source, "photo_quality": args.photo_quality,
+                                               "art_quality": args.art_quality}))
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    print(f"[pack] {out}: {size / 2**20:.1f} MiB", flush=True)
+
+
+# --------------------------------------------------------------------------- run (there)
+
+
+def _unpack_artwork(packed: Path, target: Path) -> list[Path]:
+    import cv2
+
+    decks = []
+    for deck in sorted(p.parent for p in packed.glob("*/index_boxes.json")):
+        out = target / deck.name
+        out.mkdir(parents=True, exist_ok=True)
+        shutil.copy(deck / "index_boxes.json", out / "index_boxes.json")
+        for image in deck.glob("*.webp"):
+            cv2.imwrite(str(out / f"{image.stem}.png"), cv2.imread(str(image), cv2.IMREAD_UNCHANGED))
+        decks.append(out)
+    return decks
+
+
+def _render_chunk(job: tuple) -> int:
+    from vision_models import synth
+
+    deck_dirs, out_dir, seed, start, count = job
+    decks = [d for d in synth.load_decks(deck_dirs, for_scenes=True) if d.faces]
+    backs = [d.back for d in synth.load_decks(deck_dirs, with_faces=False)]
+    synth.write_scenes(Path(out_dir), decks, backs, count, seed, start=start)
+    return count
+
+
+def render_scenes(deck_dirs: list[Path], out_dir: Path, scenes: int, seed: int, processes: int) -> None:
+    """The same scenes as ``synth.write_scenes`` would make in one process: each is a function of (seed, i)."""
+    from multiprocessing import get_context
+
+    chunk = -(-scenes // processes)
+    jobs = [(deck_dirs, str(out_dir), seed, start, min(chunk, scenes - start)) for start in range(0, scenes, chunk)]
+    with get_context("spawn").Pool(len(jobs)) as pool:
+        done = sum(pool.map(_render_chunk, jobs))
+    print(f"[gpu] rendered {done} scenes", flush=True)
+
+
+def _repeated_real(real: Path, work: Path, repeats: int) -> list[Path]:
+    """The real photos, ``repeats`` times over (links under new names: ultralytics keys its cache by path),
+    so fresh synthetic scenes do not crowd out the only real domain there is."""
+    dirs = [real.resolve() / "images"]
+    for k in range(1, repeats):
+        copy = work / f"real_repeat_{k}"
+        for folder in ("images", "labels"):
+            (copy / folder).mkdir(parents=True, exist_ok=True)
+            for item in (real / folder).iterdir():
+                link = copy / folder / f"r{k}_{item.name}"
+                if not link.exists():
+                    link.symlink_to(item.resolve())
+        dirs.append(copy / "images")
+    return dirs
+
+
+def _results_without_polars(trainer) -> dict:
+    """``BaseTrainer.read_results_csv`` with the csv module: the GPU image has no polars."""
+    try:
+        with open(trainer.csv, newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except OSError:
+        return {}
+    columns = {key.strip(): [] for key in (rows[0] if rows else {})}
+    for row in rows:
+        for key, value in row.items():
+            columns[key.strip()].append(float(value))
+    return columns
+
+
+def run(args: argparse.Namespace) -> None:
+    from vision_models.train import offline_environment
+
+    offline_environment()
+    import torch
+    from ultralytics import YOLO
+    from ultralytics.engine.trainer import BaseTrainer
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    try:
+        import polars  # noqa: F401
+    except ImportError:
+        BaseTrainer.read_results_csv = _results_without_polars
+
+    packed, work, out = Path(args.pack), Path(args.work), Path(args.out)
+    if (out / "finished.json").exists():
+        print(f"[gpu] {out} already finished", flush=True)
+        return
+    (out / "weights").mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    deck_dirs = _unpack_artwork(packed / "artwork", work / "artwork")
+    scenes = work / "scenes"
+    render_scenes(deck_dirs, scenes, args.scenes, args.seed, args.processes)
+    train_dirs = [scenes / "images", *_repeated_real(packed / "real", work, args.real_repeats)]
+    data = work / "data.yaml"
+    data.write_text("train:\n" + "".join(f"  - {d}\n" for d in train_dirs)
+                    + f"val: {(packed / 'val' / 'images').resolve()}\nnames:\n  0: index\n  1: back\n")
+    data_seconds = round(time.time() - started)
+    print(f"[gpu] data ready in {data_seconds} s; cuda: {torch.cuda.is_available()}", flush=True)
+
+    def copy_checkpoints(trainer) -> None:
+        # stripped (EMA weights, no optimiser): 5 MB instead of 26, under the 16 MB a returned file may have
+        strip_optimizer(trainer.last, s=str(out / "weights" / "last.pt"))
+        if trainer.best_fitness == trainer.fitness:
+            strip_optimizer(trainer.best, s=str(out / "weights" / "best.pt"))
+        shutil.copy(trainer.csv, out / "results.csv")
+
+    model = YOLO(str(packed / "start.pt"))
+    model.add_callback("on_model_save", copy_checkpoints)
+    trained = time.time()
+    # pretrained=True keeps the loaded weights; batch 64 = the CPU runs' 16 x 4 accumulated (nbs 64)
+    model.train(
+        data=str(data), imgsz=TRAIN_SIZE, batch=args.batch, epochs=args.epochs or 1000,
+        time=None if args.epochs else args.hours, device=args.device or ("0" if torch.cuda.is_available() else "cpu"), workers=args.workers, plots=False,
+        amp=False, seed=args.seed, deterministic=True, optimizer="AdamW", lr0=args.lr0, warmup_epochs=args.warmup,
+        cos_lr=False, patience=1000, fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=0.5, close_mosaic=1, scale=0.35,
+        translate=0.1, cache="ram", fraction=args.fraction, project=str(work / "runs"), name=args.name,
+        exist_ok=True, pretrained=True, verbose=True,
+    )
+    source = json.loads((packed / "pack.json").read_text())["continued_from"]
+    (out / "finished.json").write_text(json.dumps({
+        "seconds": round(time.time() - trained), "data_seconds": data_seconds, "continued_from": source,
+        "device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu",
+        "scenes": args.scenes, "scene_seed": args.seed, "command": "python -m vision_models.gpu_continue " + " ".join(args.argv),
+    }))
+    for name in ("args.yaml",):
+        produced = work / "runs" / args.name / name
+        if produced.exists():
+            shutil.copy(produced, out / name)
+    print(f"[gpu] done in {round(time.time() - started)} s", flush=True)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    verbs = parser.add_subparsers(dest="verb", required=True)
+    p = verbs.add_parser("pack", help="write var/gpu_pack here")
+    p.add_argument("--from", dest="source", default="detector_cont3", help="run under var/runs/ to continue from")
+    p.add_argument("--pack", default=str(PACK))
+    p.add_argument("--photo-quality", type=int, default=78)
+    p.add_argument("--art-quality", type=int, default=92)
+    r = verbs.add_parser("run", help="train on the machine with the GPU")
+    r.add_argument("--pack", default=str(PACK))
+    r.add_argument("--work", default="/tmp/card_companion_gpu")
+    r.add_argument("--out", required=True, help="a run folder in var/runs' layout (weights/best.pt, results.csv, finished.json)")
+    r.add_argument("--name", default="detector_gpu")
+    r.add_argument("--scenes", type=int, default=4000)
+    r.add_argument("--real-repeats", type=int, default=2, help="times each real training photo appears per epoch")
+    r.add_argument("--seed", type=int, default=1, help="scene seed: 0 made the CPU runs' scenes")
+    r.add_argument("--hours", type=float, default=0.1)
+    r.add_argument("--epochs", type=int, default=0, help="fixed epochs instead of --hours")
+    r.add_argument("--lr0", type=float, default=0.001)
+    r.add_argument("--warmup", type=float, default=0.5)
+    r.add_argument("--batch", type=int, default=64)
+    r.add_argument("--workers", type=int, default=max(1, (os.cpu_count() or 2) - 2))
+    r.add_argument("--processes", type=int, default=os.cpu_count() or 2, help="scene-rendering processes")
+    r.add_argument("--device", default=None, help="default: the first GPU if there is one, else cpu (days, not minutes)")
+    r.add_argument("--fraction", type=float, default=1.0)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    args.argv = sys.argv[1:] if argv is None else argv
+    pack(args) if args.verb == "pack" else run(args)
+
+
+if __name__ == "__main__":
+    main()
