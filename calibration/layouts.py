@@ -19,6 +19,9 @@ import numpy as np
 
 LAYOUT_DIR = pathlib.Path(__file__).resolve().parent / "layouts"
 CARD_MM = (63.0, 88.0)  # a poker card
+# A corner index's longer side (rank over suit), as the recogniser boxes it: opposite corner indices
+# of a poker card sit ~79 mm apart, 4.2 index sizes on the labelled real photos (companion/vision/grouping.py).
+INDEX_MM = 18.0
 
 
 class LayoutError(ValueError):

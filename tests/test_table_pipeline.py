@@ -4,6 +4,7 @@ Two detectors: ``TruthDetector`` reports exactly the cards the renderer drew (ha
 tests mat finding, zones, stability and the game bindings on realistic sequences; the shipped neural
 detector is tested the same way when its weights are installed (skipped, with the reason, if not).
 """
+import numpy as np
 import pytest
 
 from companion.synthetic.recording import CameraSettings, TruthDetector, build_scenario, render_frames
@@ -58,12 +59,15 @@ def test_the_skin_detector_sees_the_hand_and_not_the_table():
     assert skin_fraction(with_hand.image) > 0.008
 
 
+# A known, measured gap: on this Kingdoms clip every card is read, but two lone corners of the drawn
+# deck are misread (its 6 as an 8, a J corner as a 3) for long enough to settle as extra cards
+# (docs/table.md has the clips measured). strict=True: the day it passes, the marker must go.
+KNOWN_MISREADS = pytest.mark.xfail(strict=True, reason="lone-corner misreads of the drawn deck settle as extra cards")
+
+
 @pytest.mark.slow
-# A known, measured gap (issue 4): at imgsz 640 the shipped detector misses most of the small corner
-# indices of a whole-table view (see vision_models/EVALUATION.md). strict=True: the day it reads these
-# clips, this fails as XPASS and the marker must go.
-@pytest.mark.xfail(strict=True, reason="the shipped detector does not yet read whole-table views (issue 4)")
-@pytest.mark.parametrize("game,seed,actions", [("chosen", 11, 4), ("dungeon", 12, 5), ("kingdoms", 13, 6)])
+@pytest.mark.parametrize("game,seed,actions", [("chosen", 11, 4), ("dungeon", 12, 5),
+                                               pytest.param("kingdoms", 13, 6, marks=KNOWN_MISREADS)])
 def test_the_neural_detector_reads_a_rendered_table(game, seed, actions):
     """The real eyes on a short rendered clip: the settled table (card, zone) must be what was laid.
 
@@ -109,3 +113,55 @@ def test_a_printed_marker_read_as_a_card_is_not_a_card():
     boxes = np.concatenate([pixels - 10, pixels + 10], axis=1)
     seen = pipeline.observations(Detections(boxes, [0.9, 0.9], ("8C", "QC"), pixels))
     assert [o.code for o in seen] == ["QC"]
+    # read from one lone "index", a card's centre is estimated off the marker, but its box holds it
+    lone = np.concatenate([pixels[0] - 12, pixels[0] + 60])[None]
+    seen = pipeline.observations(Detections(lone, [0.9], ("SJ",), (pixels[0] + 40)[None]))
+    assert seen == []
+    beside_box = np.concatenate([pixels[1] - 30, pixels[1] + 30])[None]
+    assert [o.code for o in pipeline.observations(Detections(beside_box, [0.9], ("QC",), pixels[1][None]))] == ["QC"]
+
+
+def test_on_a_mat_the_detector_is_told_how_large_the_indices_are():
+    from calibration.layouts import INDEX_MM
+    from companion.vision import Detections
+
+    class ToldDetector:
+        def __init__(self, index_px=None):
+            self.index_px = index_px
+            self.told = []
+
+        def expecting_index_px(self, px):
+            self.told.append(px)
+            return ToldDetector(px)
+
+        def __call__(self, frame):
+            return Detections.empty()
+
+    scenario, frames, _, _ = run_truth("dungeon", 2)
+    detector = ToldDetector()
+    pipeline = build_pipeline("dungeon", detector, scenario.setup, scenario.setup_events)
+    for frame in frames[:4]:
+        pipeline.process(frame.time, frame.image)
+    assert pipeline.units == "mm" and detector.told
+    centre = pipeline.locator.to_image(np.array([[pipeline.layout.width / 2, pipeline.layout.height / 2]], np.float32))[0]
+    px_per_mm = 1 / pipeline.locator.mm_per_pixel((float(centre[0]), float(centre[1])))
+    assert detector.told[-1] == pytest.approx(INDEX_MM * px_per_mm, rel=0.1)
+    assert len(detector.told) == 1, "told again only when the camera's scale changes"
+
+
+def test_an_empty_printed_slot_is_not_a_card_back():
+    import cv2
+
+    from companion.table.pipeline import looks_like_its_surroundings
+
+    paper = np.full((300, 400, 3), (228, 232, 235), np.uint8)
+    paper += np.random.default_rng(0).integers(0, 6, paper.shape, dtype=np.uint8)  # camera noise
+    slot = (60, 60, 140, 175)
+    cv2.rectangle(paper, slot[:2], slot[2:], (70, 70, 70), 2)
+    cv2.putText(paper, "REST", (82, 120), cv2.FONT_HERSHEY_SIMPLEX, 0.35, (90, 90, 90), 1)
+    assert looks_like_its_surroundings(paper, slot)
+    back = (220, 60, 300, 175)
+    paper[62:173, 222:298] = (140, 40, 30)   # a blue back with a lighter pattern
+    paper[70:165:8, 222:298] = (200, 120, 100)
+    assert not looks_like_its_surroundings(paper, back)
+    assert not looks_like_its_surroundings(paper, (0, 0, 400, 300)), "a box filling the frame has no surroundings"

@@ -103,6 +103,21 @@ def test_auto_windows_never_magnify_the_frame_beyond_its_own_pixels():
     assert size == INPUT
 
 
+def test_a_detector_told_the_index_size_looks_closer_even_when_the_whole_frame_found_nothing():
+    frame = np.full((1200, 1600, 3), 40, np.uint8)
+    squares = [(x, y) for x in (200, 700, 1300) for y in (300, 800)]
+    for x, y in squares:
+        frame[y:y + 24, x:x + 24] = 255  # 6 px at the input: the whole-frame pass sees none of them
+    plain = make_detector("auto")
+    assert len(plain.detect_boxes(frame)) == 0 and plain.detector_model.calls == 1
+    told = plain.expecting_index_px(24)
+    assert told.index_px == 24 and plain.index_px is None, "telling returns a new detector"
+    assert told.detector_model is plain.detector_model, "sharing the loaded networks"
+    assert len(told.detect_boxes(frame)) == len(squares)
+    with pytest.raises(ValueError):
+        plain.expecting_index_px(0)
+
+
 def test_auto_does_not_tile_when_nothing_was_found_or_the_indices_are_already_large():
     detector = make_detector("auto")
     empty = np.full((1200, 1600, 3), 40, np.uint8)

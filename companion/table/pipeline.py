@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from calibration.homography import LensCalibration, MatLocator
-from calibration.layouts import CARD_MM, Layout, layout_for
+from calibration.layouts import CARD_MM, INDEX_MM, Layout, layout_for
 from companion.table.bindings import Binding, KingdomsBinding, Outcome, binding_for
 from companion.table.events import Observation, TableEvent
 from companion.table.tracker import Tracker, TrackerConfig
@@ -67,6 +67,47 @@ class FrameResult:
         return asked + [q for o in self.outcomes for q in o.questions]
 
 
+def looks_like_its_surroundings(frame: np.ndarray, box, tolerance: float = 14.0, uniform: float = 0.8) -> bool:
+    """Whether a box holds nothing but the surface around it: its middle is one colour, the colour of
+    a ring just outside it.
+
+    The detector boxes a card-sized, outlined, empty rectangle (a mat's printed slot) like a plain
+    card back. A real back differs from the cloth or paper it lies on; a bare slot does not. The
+    slot's small printed label and its outline stay out of the samples (the middle is tested for
+    mostly one colour, the ring starts outside the outline). Colours are compared in CIELAB.
+    """
+    height, width = frame.shape[:2]
+    x1, y1, x2, y2 = (float(v) for v in box)
+    w, h = x2 - x1, y2 - y1
+    if w < 8 or h < 8:
+        return False
+
+    def region(grow: float) -> tuple[int, int, int, int]:
+        """The box grown by ``grow`` of its size on every side (shrunk if negative), clipped to the frame."""
+        return (int(max(0, x1 - grow * w)), int(max(0, y1 - grow * h)),
+                int(min(width, x2 + grow * w)), int(min(height, y2 + grow * h)))
+
+    ox1, oy1, ox2, oy2 = region(0.15)
+    lab = cv2.cvtColor(frame[oy1:oy2, ox1:ox2], cv2.COLOR_BGR2LAB).astype(np.float32)
+    mx1, my1, mx2, my2 = region(-0.25)
+    middle = lab[my1 - oy1:my2 - oy1, mx1 - ox1:mx2 - ox1].reshape(-1, 3)
+    ix1, iy1, ix2, iy2 = region(0.05)
+    outside = np.ones(lab.shape[:2], bool)
+    outside[iy1 - oy1:iy2 - oy1, ix1 - ox1:ix2 - ox1] = False
+    ring = lab[outside]
+    if len(middle) == 0 or len(ring) < 0.1 * w * h:
+        return False  # no surroundings to compare with (the box fills the frame or runs off it)
+    colour = np.median(middle, axis=0)
+    one_colour = float(np.mean(np.linalg.norm(middle - colour, axis=1) < tolerance))
+    return one_colour >= uniform and float(np.linalg.norm(colour - np.median(ring, axis=0))) < tolerance
+
+
+def _box_corners(boxes: np.ndarray) -> np.ndarray:
+    """The four corners of each x1, y1, x2, y2 box, as an (n * 4, 2) array."""
+    x1, y1, x2, y2 = boxes.T
+    return np.stack([np.stack([x1, y1], 1), np.stack([x2, y1], 1), np.stack([x2, y2], 1), np.stack([x1, y2], 1)], 1).reshape(-1, 2)
+
+
 def skin_fraction(frame: np.ndarray, width: int = 160) -> float:
     """Share of the frame covered by the largest skin-coloured blob: a cheap sign of a hand over the table.
 
@@ -106,6 +147,7 @@ class TablePipeline:
         self.started_at: float | None = None
         self.history: list[FrameResult] = []
         self.notices: list[str] = []
+        self._detector_at_scale: Detector | None = None
 
     # ------------------------------------------------------------------ steps
 
@@ -121,28 +163,61 @@ class TablePipeline:
             self.locator = None
             self.notices.append("no mat found: the Kingdoms grid is inferred from the cards in camera pixels")
 
-    def observations(self, detections: Detections) -> list[Observation]:
+    def observations(self, detections: Detections, frame: np.ndarray | None = None) -> list[Observation]:
         if not len(detections):
             return []
+        if frame is not None:
+            detections = self._without_bare_backs(detections, frame)
         centers = detections.centers
         if self.units == "mm":
             positions = self.locator.to_mat(centers)
+            boxes_mm = self.locator.to_mat(_box_corners(detections.boxes)).reshape(-1, 4, 2)
+            on_marker = [self._on_a_marker(p, box) for p, box in zip(positions, boxes_mm)]
         else:
             positions = centers
             self._pixel_scale(detections)
+            on_marker = [False] * len(detections)
         return [Observation(code, float(conf), (float(p[0]), float(p[1])))
-                for code, conf, p in zip(detections.codes, detections.confidences, positions)
-                if not (self.units == "mm" and self._on_a_marker(p))]
+                for code, conf, p, marker in zip(detections.codes, detections.confidences, positions, on_marker)
+                if not marker]
 
-    def _on_a_marker(self, position_mm) -> bool:
-        """Whether a mat position lies on one of the mat's printed markers (the detector reads their
-        black-and-white squares as indices now and then; a card laid there would hide the marker)."""
+    @staticmethod
+    def _without_bare_backs(detections: Detections, frame: np.ndarray) -> Detections:
+        """Drops 'backs' that are only the surface they were seen on (an empty printed slot)."""
+        keep = [i for i, (code, box) in enumerate(zip(detections.codes, detections.boxes))
+                if code != "BACK" or not looks_like_its_surroundings(frame, box)]
+        return detections if len(keep) == len(detections) else detections[keep]
+
+    def _on_a_marker(self, position_mm, box_mm: np.ndarray) -> bool:
+        """Whether a detection is one of the mat's printed markers: the detector reads their
+        black-and-white squares as indices now and then. A card read from one lone index has its
+        centre estimated off the index, so the test is also whether the detection's box holds most
+        of a marker (a real card laid on a marker would hide it; the mat asks players not to)."""
         x, y = float(position_mm[0]), float(position_mm[1])
+        low, high = box_mm.min(0), box_mm.max(0)
         for marker in self.layout.markers:
             corners = marker.corners()
-            if corners[:, 0].min() <= x <= corners[:, 0].max() and corners[:, 1].min() <= y <= corners[:, 1].max():
+            m_low, m_high = corners.min(0), corners.max(0)
+            if m_low[0] <= x <= m_high[0] and m_low[1] <= y <= m_high[1]:
+                return True
+            overlap = np.clip(np.minimum(high, m_high) - np.maximum(low, m_low), 0, None)
+            if overlap[0] * overlap[1] >= 0.5 * float(np.prod(m_high - m_low)):
                 return True
         return False
+
+    def _detector_for_the_mat(self) -> Detector:
+        """On a mat the index size in pixels is known from its scale: a detector that can use it
+        (``expecting_index_px``) is told, so a whole-table view gets its closer look even when the
+        whole-frame pass finds nothing."""
+        expecting = getattr(self.detector, "expecting_index_px", None)
+        if expecting is None or self.units != "mm":
+            return self.detector
+        centre = self.locator.to_image(np.array([[self.layout.width / 2, self.layout.height / 2]], np.float32))[0]
+        index_px = INDEX_MM / self.locator.mm_per_pixel((float(centre[0]), float(centre[1])))
+        current = self._detector_at_scale
+        if current is None or abs(current.index_px - index_px) > 0.1 * index_px:  # the camera moved
+            self._detector_at_scale = expecting(index_px)
+        return self._detector_at_scale
 
     def _pixel_scale(self, detections: Detections) -> None:
         """Without a mat, distances are pixels: the match gate and the grid spacing follow the card size."""
@@ -170,8 +245,8 @@ class TablePipeline:
             result = FrameResult(time, 0, [], [], occluded, _time.perf_counter() - started)
             self.history.append(result)
             return result
-        detections = self.detector(frame)
-        observations = self.observations(detections)
+        detections = self._detector_for_the_mat()(frame)
+        observations = self.observations(detections, frame)
         table_events = self.tracker.update(time, observations, occluded)
         if isinstance(self.binding, KingdomsBinding):
             self.binding.grid.observe([t.position for t in self.tracker.tracks if t.settled or len(t.sightings) > 2])

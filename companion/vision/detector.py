@@ -13,6 +13,7 @@ the window side in frame pixels (a camera whose scale is known).
 """
 from __future__ import annotations
 
+import copy
 import math
 import os
 from dataclasses import dataclass, field
@@ -140,6 +141,10 @@ class Detector:
                  conf: float | None = None, iou: float | None = None, back_conf: float | None = None,
                  max_det: int = 300, tile: int | str | None = None):
         self.tile = parse_tile(tile)
+        # How large a corner index is in frame pixels, when the caller knows (a table pipeline does,
+        # from the mat's scale). In auto mode it replaces the whole-frame pass's measurement, which
+        # a whole-table view cannot give: there that pass finds no index at all, or only a marker.
+        self.index_px: float | None = None
         conf = manifest.thresholds["conf"] if conf is None else conf
         back_conf = manifest.thresholds["back_conf"] if back_conf is None else back_conf
         iou = manifest.thresholds["iou"] if iou is None else iou
@@ -172,6 +177,14 @@ class Detector:
         detector = load_model(manifest.detector.path, backend, threads)
         classifier = load_model(manifest.classifier.path, backend, threads, allow_batching=True)
         return cls(manifest, detector, classifier, conf=conf, iou=iou, back_conf=back_conf, tile=tile)
+
+    def expecting_index_px(self, index_px: float) -> "Detector":
+        """This detector (the same loaded networks) told how large indices are in frame pixels."""
+        if not index_px > 0:
+            raise ValueError(f"index_px must be positive, got {index_px}")
+        told = copy.copy(self)
+        told.index_px = float(index_px)
+        return told
 
     @property
     def backend(self) -> str:
@@ -218,15 +231,21 @@ class Detector:
             return None
         longest = max(frame_shape[:2])
         if self.tile == "auto":
-            found = whole.boxes[(whole.classes == INDEX_CLASS) & (whole.scores > self.conf)]
-            if len(found) == 0:
+            index_px = self.index_px if self.index_px is not None else self._measured_index_px(whole)
+            if index_px is None:
                 return None
-            index_px = float(np.median(np.maximum(found[:, 2] - found[:, 0], found[:, 3] - found[:, 1])))
             if index_px * self.input_shape[0] / longest >= TILE_BELOW_PX:
                 return None
             size = round(self.input_shape[0] * index_px / TARGET_INDEX_PX)
             return max(size, round(self.input_shape[0] / MAX_ZOOM))
         return self.tile if self.tile < longest else None
+
+    def _measured_index_px(self, whole: RawBoxes) -> float | None:
+        """The median index size (longer side, frame pixels) the whole-frame pass found, if any."""
+        found = whole.boxes[(whole.classes == INDEX_CLASS) & (whole.scores > self.conf)]
+        if len(found) == 0:
+            return None
+        return float(np.median(np.maximum(found[:, 2] - found[:, 0], found[:, 3] - found[:, 1])))
 
     def _detect_window(self, window: np.ndarray, left: int, top: int,
                        frame_shape: tuple[int, int] | None = None) -> RawBoxes:
