@@ -3,7 +3,7 @@
 The frame is a synthetic table: a felt-green background with eight face-up cards (drawn here: white
 card, rank and suit sign in two opposite corners, any rotation) and two face-down cards. What is
 timed is exactly what ``companion detect`` times: a decoded BGR frame in, the list of cards out
-(letterbox, detector, decoding, crops at four rotations, classifier, grouping). Each backend that is
+(letterbox, detector, decoding, crops at their plausible quarter-turns, classifier, grouping). Each backend that is
 installed is run on 2 threads; rows report the median of many repeats after a warm-up.
 
 Needs the exported models (``vision_models/weights`` or ``$COMPANION_WEIGHTS``); without them the
@@ -103,6 +103,7 @@ def _median_ms(function, repeats: int, warmup: int) -> float:
 
 def run(quick: bool) -> list[dict]:
     from companion.vision import Detector, available_backends
+    from companion.vision.detector import plausible_turns
     from companion.vision.models import WeightsMissingError
 
     repeats, warmup = (5, 2) if quick else (60, 8)
@@ -115,9 +116,10 @@ def run(quick: bool) -> list[dict]:
             print(f"bench_detect: skipped ({error})", file=sys.stderr)
             return []
         found = detector(frame)
-        indices = len(detector.read(frame).indices)
+        indices = [reading.box for reading in detector.read(frame).indices]
+        classified = sum(len(plausible_turns(box)) for box in indices)
         note = (f"1280x720 {source}, {drawn} cards, {len(found)} found "
-                f"({indices} index crops x 4 rotations), {THREADS} threads, median of {repeats}")
+                f"({len(indices)} index crops, {classified} classified turns), {THREADS} threads, median of {repeats}")
         rows.append({"name": f"{backend}: detector only", "median": _median_ms(lambda: detector.detect_boxes(frame), repeats, warmup),
                      "unit": "ms/frame", "note": note})
         rows.append({"name": f"{backend}: whole path (frame -> cards)", "median": _median_ms(lambda: detector(frame), repeats, warmup),

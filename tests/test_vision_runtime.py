@@ -325,6 +325,16 @@ def test_classifier_crop_is_square_and_rotations_turn_clockwise():
     assert batch.shape == (4, 3, 64, 64) and batch.dtype == np.float32 and batch.max() <= 1
 
 
+def test_only_turns_that_can_stand_an_index_upright_are_tried():
+    from companion.vision.detector import plausible_turns
+
+    assert plausible_turns((10, 10, 30, 60)) == (0, 180), "taller than wide: upright or upside down"
+    assert plausible_turns((10, 10, 60, 30)) == (90, 270), "wider than tall: on its side"
+    assert plausible_turns((10, 10, 40, 44)) == (0, 90, 180, 270), "squarish (near 45 degrees): all four"
+    crop = np.arange(64 * 64 * 3, dtype=np.uint8).reshape(64, 64, 3)
+    assert [t.tobytes() for t in rotations_of(crop, (90, 270))] == [t.tobytes() for t in rotations_of(crop)[1::2]]
+
+
 def test_the_most_confident_rotation_wins_and_none_means_no_index():
     classes = CLASSIFIER_CLASSES
     probabilities = np.full((4, len(classes)), 0.001, np.float32)

@@ -146,3 +146,37 @@ def test_tile_values(value, expected):
 def test_bad_tile_values_are_refused(value):
     with pytest.raises(ValueError, match="tile"):
         parse_tile(value)
+
+
+class SidewaysReader(Model):
+    """Reads every crop as 9S: 0.5 sure when its bright bar stands upright, 0.9 when the bar lies
+    on its side (a classifier confidently wrong at a quarter-turn)."""
+
+    backend = "scripted"
+    batchable = True
+    input_shape = (1, 3, 64, 64)
+
+    def __init__(self):
+        self.seen = 0
+
+    def run(self, batch: np.ndarray) -> np.ndarray:
+        self.seen += len(batch)
+        rows = np.full((len(batch), len(CLASSIFIER_CLASSES)), 0.001, np.float32)
+        for row, crop in zip(rows, batch):
+            ys, xs = np.nonzero(crop.mean(0) > 0.9)
+            row[CLASSIFIER_CLASSES.index("9S")] = 0.9 if np.ptp(xs) > np.ptp(ys) else 0.5
+        return rows
+
+
+def test_a_tall_index_box_is_read_only_upright_or_upside_down():
+    manifest = ModelsManifest(Path("."), ModelSpec(Path("detector.onnx"), INPUT, DETECTOR_CLASSES),
+                              ModelSpec(Path("classifier.onnx"), 64, CLASSIFIER_CLASSES), 0.1, {})
+    reader = SidewaysReader()
+    detector = Detector(manifest, SquareSeer(), reader, conf=0.25, iou=0.5, back_conf=0.25)
+    frame = np.full((200, 200, 3), 40, np.uint8)
+    frame[45:85, 58:62] = 255  # a tall bright bar in a tall box
+    (code, confidence, turn), = detector.classify_boxes(frame, np.array([[50, 40, 70, 90]], np.float32))
+    assert (code, turn) == ("9S", 0) and confidence == pytest.approx(0.5)
+    assert reader.seen == 2, "two turns tried, not four"
+    (_, confidence, turn), = detector.classify_boxes(frame, np.array([[40, 40, 80, 84]], np.float32))
+    assert turn in (90, 270) and confidence == pytest.approx(0.9), "a squarish box is tried at all four turns"

@@ -39,6 +39,8 @@ TARGET_INDEX_PX = 40.0
 # held-out 640 px photos (indices 25-42 px at the input, 10th-90th percentile) windows read no
 # better than the whole frame and cost more.
 TILE_BELOW_PX = 22.0
+# A box this much taller than wide (or wider than tall) holds an index upright/upside down (or on its side).
+ORIENTED_ASPECT = 1.3
 # A closer look never enlarges the frame beyond its own pixels: magnifying indices the camera saw at
 # 10 px gives the classifier nothing new to read. At 2x, the screenshots of online tables among the
 # held-out photos (indices ~14 px) came back as 34 confident misreads in 120 photos instead of 1;
@@ -76,9 +78,26 @@ def classifier_crop(frame: np.ndarray, box, size: int, expand: float) -> np.ndar
                           borderMode=cv2.BORDER_REPLICATE)
 
 
-def rotations_of(crop: np.ndarray) -> list[np.ndarray]:
-    """The crop turned clockwise by 0, 90, 180 and 270° (in ``ROTATIONS`` order)."""
-    return [crop if turn == 0 else cv2.rotate(crop, _ROTATE[turn]) for turn in ROTATIONS]
+def rotations_of(crop: np.ndarray, turns: tuple[int, ...] = ROTATIONS) -> list[np.ndarray]:
+    """The crop turned clockwise by each of ``turns`` (degrees, default 0, 90, 180 and 270)."""
+    return [crop if turn == 0 else cv2.rotate(crop, _ROTATE[turn]) for turn in turns]
+
+
+def plausible_turns(box) -> tuple[int, ...]:
+    """The quarter-turns that can make an index in this box read upright.
+
+    An index (rank over suit) is taller than wide, so a box clearly taller than wide holds it
+    upright or upside down, and one clearly wider holds it on its side; only a squarish box (an
+    index near 45°) needs all four. Offering the classifier turns that cannot be right only gives
+    it chances to be confidently wrong: on the held-out photos this cut the confusions from 53 to 43
+    (validation photos: 6 to 4) and the classifier's work by about half.
+    """
+    width, height = box[2] - box[0], box[3] - box[1]
+    if height >= ORIENTED_ASPECT * width:
+        return (0, 180)
+    if width >= ORIENTED_ASPECT * height:
+        return (90, 270)
+    return ROTATIONS
 
 
 def crops_to_batch(crops: list[np.ndarray]) -> np.ndarray:
@@ -274,14 +293,23 @@ class Detector:
         return RawBoxes(boxes, raw.scores, raw.classes)
 
     def classify_boxes(self, frame: np.ndarray, boxes: np.ndarray) -> list[tuple[str | None, float, int]]:
-        """Stage 2 only: read each index box at four rotations; (code or None, confidence, rotation) each."""
+        """Stage 2 only: read each index box at its plausible quarter-turns; (code or None, confidence, rotation) each."""
         if len(boxes) == 0:
             return []
         expand = self.manifest.crop_expand
-        crops = [turned for box in boxes for turned in rotations_of(classifier_crop(frame, box, self.crop_size, expand))]
-        probabilities = self.classifier_model.run_many(crops_to_batch(crops)).reshape(len(boxes), len(ROTATIONS), -1)
+        turns = [plausible_turns(box) for box in boxes]
+        crops = [turned for box, wanted in zip(boxes, turns)
+                 for turned in rotations_of(classifier_crop(frame, box, self.crop_size, expand), wanted)]
+        flat = self.classifier_model.run_many(crops_to_batch(crops))
         classes = self.manifest.classifier.classes
-        return [best_rotation(p, classes) for p in probabilities]
+        readings, row = [], 0
+        for wanted in turns:
+            probabilities = np.zeros((len(ROTATIONS), len(classes)), np.float32)  # turns not tried never win
+            for turn in wanted:
+                probabilities[ROTATIONS.index(turn)] = flat[row]
+                row += 1
+            readings.append(best_rotation(probabilities, classes))
+        return readings
 
     def read(self, frame: np.ndarray) -> FrameReading:
         frame = check_frame(frame)
