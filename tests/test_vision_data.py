@@ -298,3 +298,14 @@ def test_the_gpu_runs_results_reader_matches_ultralytics_own(tmp_path):
     assert ours["metrics/mAP50(B)"] == [0.778, 0.839]
     Trainer.csv = tmp_path / "missing.csv"
     assert gpu_continue._results_without_polars(Trainer()) == {}
+
+
+def test_a_mined_crop_takes_the_label_of_the_index_it_overlaps():
+    from vision_models.finetune_classifier import label_for
+
+    labelled = [("QS", (100, 100, 120, 140)), ("BACK", (300, 300, 360, 390)), ("7H", (10, 10, 30, 50))]
+    assert label_for((101, 102, 121, 141), labelled) == "QS"
+    assert label_for((12, 8, 31, 47), labelled) == "7H"
+    assert label_for((110, 120, 130, 160), labelled) is None, "a box half off its index teaches nothing sure"
+    assert label_for((302, 301, 358, 388), labelled) is None, "a back is no index"
+    assert label_for((0, 0, 5, 5), []) is None

@@ -151,6 +151,7 @@ def export(args: argparse.Namespace, wall_seconds: dict) -> dict:
         "training": {
             "command": "python -m vision_models.train " + " ".join(sys.argv[1:]),
             "detector_run": _stage_run("detector", args),
+            "classifier_run": _stage_run("classifier", args),
             "seed": args.seed,
             "epochs": {"detector": report["detector"]["epochs"], "classifier": report["classifier"]["epochs"]},
             "cost": {**wall_seconds, "hardware": "2 shared CPU cores, one torch thread per stage, stages in parallel"},
@@ -173,10 +174,10 @@ def export(args: argparse.Namespace, wall_seconds: dict) -> dict:
 
 
 def _stage_run(stage: str, args: argparse.Namespace) -> str:
-    """The run whose best.pt ships: this tag's, or a continued detector run named by --export-from."""
-    if stage == "detector" and getattr(args, "export_from", None):
-        return args.export_from
-    return f"{stage}_{args.tag}"
+    """The run whose best.pt ships: this tag's, or a continued run named by --export-from (detector)
+    or --export-classifier-from (classifier)."""
+    continued = getattr(args, "export_from" if stage == "detector" else "export_classifier_from", None)
+    return continued or f"{stage}_{args.tag}"
 
 
 def validate(args: argparse.Namespace) -> dict:
@@ -190,7 +191,7 @@ def validate(args: argparse.Namespace) -> dict:
         metrics = YOLO(str(detector)).val(data=str(data), imgsz=DETECTOR_TRAIN_IMGSZ, batch=16, device="cpu", plots=False,
                                           workers=0, project=str(RUNS), name=f"val_detector_{domain}_{args.tag}", exist_ok=True)
         results[f"detector_{domain}_val"] = {k: round(float(v), 4) for k, v in metrics.results_dict.items()}
-    classifier = _run_dir(f"classifier_{args.tag}") / "weights" / "best.pt"
+    classifier = _run_dir(_stage_run("classifier", args)) / "weights" / "best.pt"
     for domain, data in (("all", VAR / "data" / "classify"), *((d, _classify_domain(d)) for d in ("synthetic", "real"))):
         metrics = YOLO(str(classifier)).val(data=str(data), imgsz=CLASSIFIER_IMGSZ, batch=64, device="cpu", plots=False,
                                             workers=0, project=str(RUNS), name=f"val_classifier_{domain}_{args.tag}", exist_ok=True)
@@ -244,6 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=int, default=1, help="torch threads per stage")
     parser.add_argument("--no-export", action="store_true")
     parser.add_argument("--export-from", default=None, help="ship the detector of this run under var/runs/ (e.g. a continuation)")
+    parser.add_argument("--export-classifier-from", default=None,
+                        help="ship the classifier of this run under var/runs/ (e.g. vision_models.finetune_classifier's)")
     parser.add_argument("--fraction", type=float, default=1.0, help="train on this fraction of each training set (smoke runs)")
     parser.add_argument("--skip-data", action="store_true", help="use var/data as it is (smoke runs beside a real one)")
     parser.add_argument("--only-stage", choices=["detector", "classifier"], help=argparse.SUPPRESS)
