@@ -15,7 +15,7 @@ import argparse
 import json
 import time
 
-from vision_models.train import DETECTOR_TRAIN_IMGSZ, RUNS, VAR, _epochs_done, _run_dir, offline_environment
+from vision_models.train import DETECTOR_TRAIN_IMGSZ, RUNS, VAR, _epochs_done, _run_dir, continuation_weights
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,14 +36,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"[continue] {args.name} already finished", flush=True)
         return
 
-    offline_environment()
-    import torch
+    start_weights = continuation_weights(args.source, "last.pt", args.threads)
     from ultralytics import YOLO
 
-    torch.set_num_threads(args.threads)
-    start_weights = _run_dir(args.source) / "weights" / "last.pt"
-    if not start_weights.exists():
-        raise SystemExit(f"no weights to continue from: {start_weights}")
     started = time.time()
     # pretrained=True keeps the loaded weights (pretrained=False would re-initialise them).
     YOLO(str(start_weights)).train(

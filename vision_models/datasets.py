@@ -159,7 +159,7 @@ def build_classify(seed: int, variants: int, none_count: int, real_variants: int
                 bw = bh * rng.uniform(0.4, 0.9)
                 x1, y1 = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
                 candidate = (x1, y1, x1 + bw, y1 + bh)
-                if all(_iou(candidate, b) < 0.05 for b in boxes):
+                if all(box_iou(candidate, b) < 0.05 for b in boxes):
                     _write_crop(out / split / class_folder(none_index), f"realnone_{image_path.stem}_{k}", synth.crop_box(image, candidate))
     for split in ("train", "val"):  # ultralytics wants every class folder present in both splits
         for i in range(len(CLASSIFIER_CLASSES)):
@@ -168,7 +168,8 @@ def build_classify(seed: int, variants: int, none_count: int, real_variants: int
     return out
 
 
-def _iou(a, b) -> float:
+def box_iou(a, b) -> float:
+    """Intersection over union of two x1, y1, x2, y2 boxes."""
     x1, y1 = max(a[0], b[0]), max(a[1], b[1])
     x2, y2 = min(a[2], b[2]), min(a[3], b[3])
     inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)

@@ -23,19 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from vision_models.datasets import CLASSIFIER_CLASSES, DATA_DIR, class_folder, is_real_val
-from vision_models.train import CLASSIFIER_IMGSZ, RUNS, _epochs_done, _run_dir, offline_environment
+from vision_models.datasets import CLASSIFIER_CLASSES, DATA_DIR, box_iou, class_folder, is_real_val
+from vision_models.train import CLASSIFIER_IMGSZ, RUNS, _epochs_done, _run_dir, continuation_weights
 
 HARD_DIR = DATA_DIR / "classify_hard"
 MATCH_IOU = 0.5   # a detector box is that label's index when they overlap this much
-
-
-def box_iou(a, b) -> float:
-    x1, y1 = max(a[0], b[0]), max(a[1], b[1])
-    x2, y2 = min(a[2], b[2]), min(a[3], b[3])
-    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def label_for(box, labelled: list[tuple[str, tuple[float, float, float, float]]]) -> str | None:
@@ -112,14 +104,9 @@ def main(argv: list[str] | None = None) -> None:
     started = time.time()
     counts = mine(weights=args.weights)
     print(f"[finetune] hard crops: {counts}", flush=True)
-    offline_environment()
-    import torch
+    start = continuation_weights(args.source, "best.pt", args.threads)
     from ultralytics import YOLO
 
-    torch.set_num_threads(args.threads)
-    start = _run_dir(args.source) / "weights" / "best.pt"
-    if not start.exists():
-        raise SystemExit(f"no classifier to continue from: {start}")
     trained = time.time()
     # pretrained=True keeps the loaded weights; the same augmentation as the first run (no flips)
     YOLO(str(start)).train(

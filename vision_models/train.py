@@ -47,6 +47,18 @@ def offline_environment() -> None:
         shutil.copy(Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf", font)
 
 
+def continuation_weights(source: str, weights: str, threads: int) -> Path:
+    """Ready to continue a finished run: offline, ``threads`` torch threads, and its weights file."""
+    offline_environment()
+    import torch
+
+    torch.set_num_threads(threads)
+    path = _run_dir(source) / "weights" / weights
+    if not path.exists():
+        raise SystemExit(f"no weights to continue from: {path}")
+    return path
+
+
 def _run_dir(name: str) -> Path:
     return RUNS / name
 
