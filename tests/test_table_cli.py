@@ -42,6 +42,7 @@ def test_demo_render_then_table_run_reaches_the_truth(chosen_recording, capsys):
     truth = json.loads((chosen_recording / "truth.json").read_text())
     assert result["state"] == truth["final_state"]          # rendered just now by today's engine
     assert result["engine_events"] == truth["setup_events"] + truth["events"]
+    assert result["truth_events_applied"] == [len(truth["events"])] * 2
 
 
 def test_table_run_text_output_and_a_wrong_setup_fails_the_truth(chosen_recording, capsys, tmp_path):
@@ -52,7 +53,20 @@ def test_table_run_text_output_and_a_wrong_setup_fails_the_truth(chosen_recordin
     # other player names: the referee reaches a different state, and --check-truth says so
     code = main(["table", "run", "--game", "chosen", "--source", str(chosen_recording), "--detector", "truth",
                  "--players", "Zed,Yan", "--check-truth"])
-    assert code == 1 and "DIFFERS" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert code == 1 and "DIFFERS" in text
+    truth = json.loads((chosen_recording / "truth.json").read_text())
+    assert f"of its {len(truth['events'])} engine events were applied" in text
+
+
+def test_truth_events_are_counted_as_a_multiset():
+    from companion.commands.table import _events_in_common
+
+    truth = [{"type": "end_turn"}, {"type": "end_turn"}, {"type": "chip", "onto": "Ann"}]
+    applied = [{"type": "end_turn"}, {"onto": "Ann", "type": "chip"}, {"type": "chip", "onto": "Bob"}, {"type": "end_turn"},
+               {"type": "end_turn"}]
+    assert _events_in_common(truth, applied) == [3, 3]
+    assert _events_in_common(truth, applied[:2]) == [2, 3]
 
 
 def test_table_run_errors_are_clear(tmp_path, capsys, chosen_recording):

@@ -159,13 +159,27 @@ def run_command(args) -> int:
 
         matched = json.loads(json.dumps(summary["state"])) == replay_truth(truth)
         summary["truth_matched"] = matched
+        summary["truth_events_applied"] = _events_in_common(truth.get("events", []), summary["engine_events"])
     if args.json:
         print(json.dumps(summary, indent=1, default=str))
     else:
         _print_text(summary)
         if matched is not None:
             print("truth: the final state matches truth.json" if matched else "truth: the final state DIFFERS from truth.json")
+            applied, total = summary["truth_events_applied"]
+            print(f"truth: {applied} of its {total} engine events were applied")
     return 0 if matched in (None, True) else 1
+
+
+def _events_in_common(truth_events: list[dict], applied: list[dict]) -> list[int]:
+    """[how many of the truth's engine events were applied (each at most as often as the truth has it), how many it has]."""
+    from collections import Counter
+
+    def key(event: dict) -> str:
+        return json.dumps(event, sort_keys=True, default=str)
+
+    common = Counter(map(key, truth_events)) & Counter(map(key, applied))
+    return [sum(common.values()), len(truth_events)]
 
 
 def _print_text(summary: dict) -> None:
