@@ -8,8 +8,9 @@ The detector reads indices best at the size it learned them (about 30 px tall at
 whole table filmed from above, or a high-resolution photo, shrinks them far below that when the
 frame is fitted into the network, so ``tile`` adds a closer look: overlapping windows of the frame,
 each fitted into the network on its own, whose index boxes replace the whole-frame pass's. ``tile="auto"`` sizes
-the windows from the indices the whole-frame pass found (none: no closer look); an integer fixes
-the window side in frame pixels (a camera whose scale is known).
+the windows from the index size a caller told it (``expecting_index_px``: a table pipeline knows it
+from the mat) or else from the indices the whole-frame pass found (none: no closer look), never
+magnifying the frame beyond its own pixels; an integer fixes the window side in frame pixels.
 """
 from __future__ import annotations
 
