@@ -15,7 +15,7 @@ import argparse
 import json
 import time
 
-from vision_models.train import DETECTOR_TRAIN_IMGSZ, RUNS, VAR, _epochs_done, _run_dir, continuation_weights
+from vision_models.train import DETECTOR_AUGMENTATION, DETECTOR_TRAIN_IMGSZ, RUNS, VAR, _epochs_done, _run_dir, continuation_weights
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
         epochs=args.epochs or 100, time=None if args.epochs else args.hours,
         device="cpu", workers=0, plots=False, amp=False, seed=args.seed, deterministic=True,
         optimizer="AdamW", lr0=args.lr0, warmup_epochs=0.0, cos_lr=False, patience=1000,
-        fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=0.5, close_mosaic=1, scale=0.35, translate=0.1,
+        **DETECTOR_AUGMENTATION,
         cache="ram", project=str(RUNS), name=args.name, exist_ok=True, pretrained=True, verbose=True,
     )
     (_run_dir(args.name) / "finished.json").write_text(json.dumps(

@@ -43,7 +43,7 @@ def deck_split(deck_dirs: list[Path]) -> tuple[list[Path], list[Path]]:
     return train, held
 
 
-def _real_detect_lines(image: Path) -> list[str]:
+def real_detect_lines(image: Path) -> list[str]:
     lines = []
     for code, cx, cy, w, h in real_split.read_labels(real_split.label_path_for(image)):
         cls = synth.BACK_CLASS if code == "BACK" else synth.INDEX_CLASS
@@ -79,7 +79,7 @@ def build_detect(seed: int, scenes: int, val_scenes: int, out: Path = DATA_DIR /
             _link(image, out / split / "images" / (name + image.suffix))
             label = out / split / "labels" / (name + ".txt")
             if not label.exists():
-                lines = _real_detect_lines(image)
+                lines = real_detect_lines(image)
                 label.write_text("\n".join(lines) + ("\n" if lines else ""))
     yaml = out / "data.yaml"
     yaml.write_text(f"path: {out}\ntrain: train/images\nval: val/images\nnames:\n  0: index\n  1: back\n")

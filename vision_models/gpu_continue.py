@@ -39,9 +39,10 @@ import sys
 import time
 from pathlib import Path
 
+from vision_models.train import DETECTOR_AUGMENTATION, DETECTOR_TRAIN_IMGSZ, offline_environment
+
 ROOT = Path(__file__).resolve().parent.parent
 PACK = ROOT / "var" / "gpu_pack"
-TRAIN_SIZE = 416  # DETECTOR_TRAIN_IMGSZ; repeated so ``run`` needs nothing from train.py's settings
 
 
 # --------------------------------------------------------------------------- pack (here)
@@ -91,13 +92,13 @@ def pack(args: argparse.Namespace) -> None:
         if real_split.is_holdout(image.name) or datasets.is_real_val(image.name):
             continue
         name = "real_" + image.stem
-        _webp(image, out / "real" / "images" / f"{name}.webp", args.photo_quality, TRAIN_SIZE)
-        lines = datasets._real_detect_lines(image)
+        _webp(image, out / "real" / "images" / f"{name}.webp", args.photo_quality, DETECTOR_TRAIN_IMGSZ)
+        lines = datasets.real_detect_lines(image)
         (out / "real" / "labels").mkdir(parents=True, exist_ok=True)
         (out / "real" / "labels" / f"{name}.txt").write_text("".join(f"{line}\n" for line in lines))
     # the same validation images the CPU runs chose their best epoch on
     for image in sorted((detect / "val" / "images").iterdir()):
-        _webp(image, out / "val" / "images" / f"{image.stem}.webp", args.photo_quality, TRAIN_SIZE)
+        _webp(image, out / "val" / "images" / f"{image.stem}.webp", args.photo_quality, DETECTOR_TRAIN_IMGSZ)
         label = detect / "val" / "labels" / f"{image.stem}.txt"
         (out / "val" / "labels").mkdir(parents=True, exist_ok=True)
         shutil.copy(label, out / "val" / "labels" / label.name)
@@ -181,7 +182,6 @@ def _results_without_polars(trainer) -> dict:
 
 
 def run(args: argparse.Namespace) -> None:
-    from vision_models.train import offline_environment
 
     offline_environment()
     import torch
@@ -222,12 +222,11 @@ def run(args: argparse.Namespace) -> None:
     trained = time.time()
     # pretrained=True keeps the loaded weights; batch 64 = the CPU runs' 16 x 4 accumulated (nbs 64)
     model.train(
-        data=str(data), imgsz=TRAIN_SIZE, batch=args.batch, epochs=args.epochs or 1000,
+        data=str(data), imgsz=DETECTOR_TRAIN_IMGSZ, batch=args.batch, epochs=args.epochs or 1000,
         time=None if args.epochs else args.hours, device=args.device or ("0" if torch.cuda.is_available() else "cpu"), workers=args.workers, plots=False,
         amp=False, seed=args.seed, deterministic=True, optimizer="AdamW", lr0=args.lr0, warmup_epochs=args.warmup,
-        cos_lr=False, patience=1000, fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=0.5, close_mosaic=1, scale=0.35,
-        translate=0.1, cache="ram", fraction=args.fraction, project=str(work / "runs"), name=args.name,
-        exist_ok=True, pretrained=True, verbose=True,
+        cos_lr=False, patience=1000, **DETECTOR_AUGMENTATION, cache="ram", fraction=args.fraction,
+        project=str(work / "runs"), name=args.name, exist_ok=True, pretrained=True, verbose=True,
     )
     source = json.loads((packed / "pack.json").read_text())["continued_from"]
     (out / "finished.json").write_text(json.dumps({
@@ -235,10 +234,8 @@ def run(args: argparse.Namespace) -> None:
         "device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu",
         "scenes": args.scenes, "scene_seed": args.seed, "command": "python -m vision_models.gpu_continue " + " ".join(args.argv),
     }))
-    for name in ("args.yaml",):
-        produced = work / "runs" / args.name / name
-        if produced.exists():
-            shutil.copy(produced, out / name)
+    if (work / "runs" / args.name / "args.yaml").exists():
+        shutil.copy(work / "runs" / args.name / "args.yaml", out / "args.yaml")
     print(f"[gpu] done in {round(time.time() - started)} s", flush=True)
 
 

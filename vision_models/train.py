@@ -31,6 +31,9 @@ DETECTOR_TRAIN_IMGSZ, CLASSIFIER_IMGSZ = 416, 64
 # trained at) the same weights missed 496 of the 1,208 held-out cards; at 416 they miss 275, and
 # the network costs about 2.4x less (vision_models/EVALUATION.md, History).
 DETECTOR_RUN_IMGSZ = DETECTOR_TRAIN_IMGSZ
+# The detector's augmentation in every run that trains it (first run, CPU and GPU continuations):
+# rotation comes from the scenes themselves, and a mirrored index is no card.
+DETECTOR_AUGMENTATION = dict(fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=0.5, close_mosaic=1, scale=0.35, translate=0.1)
 
 
 def offline_environment() -> None:
@@ -98,7 +101,7 @@ def train_stage(stage: str, args: argparse.Namespace) -> None:
             epochs=args.epochs_detector or 100, time=None if args.epochs_detector else args.detector_hours,
             device="cpu", workers=0, plots=False, amp=False, seed=args.seed, deterministic=True,
             optimizer="AdamW", lr0=0.002, warmup_epochs=0.3, cos_lr=False, patience=1000,
-            fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=0.5, close_mosaic=1, scale=0.35, translate=0.1,
+            **DETECTOR_AUGMENTATION,
             cache="ram", fraction=args.fraction, project=str(RUNS), name=name, exist_ok=True, pretrained=False, verbose=True,
         )
     else:
