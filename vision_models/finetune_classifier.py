@@ -9,7 +9,7 @@ them to the classifier's training set and continues the classifier from its weig
     .venv/bin/python -m vision_models.finetune_classifier --from classifier_main --name classifier_hard --epochs 4
 
 Tried in session 3 and not shipped: the 4-epoch run read the 70 validation photos worse end to end
-(card F1 0.924 -> 0.904), see MODEL_CARD.md. The crops land in ``var/data/classify_hard/`` (the original training crops are linked in beside
+(card F1 0.923 -> 0.904, ``vision_models.evaluate --sweep``), see MODEL_CARD.md. The crops land in ``var/data/classify_hard/`` (the original training crops are linked in beside
 them; validation is the original's); the run in ``var/runs/<name>/``. Ship it with
 ``python -m vision_models.train ... --export-classifier-from <name>``.
 """

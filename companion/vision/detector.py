@@ -44,8 +44,9 @@ TILE_BELOW_PX = 22.0
 ORIENTED_ASPECT = 1.3
 # A closer look never enlarges the frame beyond its own pixels: magnifying indices the camera saw at
 # 10 px gives the classifier nothing new to read. At 2x, the screenshots of online tables among the
-# held-out photos (indices ~14 px) came back as 34 confident misreads in 120 photos instead of 1;
-# on 2x2 mosaics (real cards shrunk to a third at the input) 1x reads as well (F1 0.906 vs 0.909).
+# held-out photos (indices ~14 px) came back as confident misreads: `companion evaluate --split holdout`
+# counted 86 confusions at 2x against 53 at 1x (vision_models/EVALUATION.md, History), while 2x2
+# mosaics of the same photos (`--mosaic 2`) read about as well at 1x.
 MAX_ZOOM = 1.0
 _ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
@@ -91,7 +92,8 @@ def plausible_turns(box) -> tuple[int, ...]:
     upright or upside down, and one clearly wider holds it on its side; only a squarish box (an
     index near 45°) needs all four. Offering the classifier turns that cannot be right only gives
     it chances to be confidently wrong: on the held-out photos this cut the confusions from 53 to 43
-    (validation photos: 6 to 4) and the classifier's work by about half.
+    (validation photos' F1 0.918 -> 0.923, ``vision_models.evaluate --sweep``) and the classifier's
+    work by about half.
     """
     width, height = box[2] - box[0], box[3] - box[1]
     if height >= ORIENTED_ASPECT * width:
