@@ -90,3 +90,38 @@ def test_a_recording_can_be_a_small_video(tmp_path):
 
     frames = list(open_source(str(tmp_path / "v")))
     assert len(frames) == truth["frames"]
+
+
+def test_card_truth_names_the_indices_a_camera_could_read():
+    from companion.synthetic.recording import Renderer, _Card
+
+    scenario = build_scenario("kingdoms", 2)
+    renderer = Renderer(scenario.layout, CameraSettings(width=960, height=720), scenario.seed)
+    upright = _Card("7D", (200.0, 250.0), 0.0, True)
+    truth = renderer.card_truth(upright, None)
+    assert len(truth["indices"]) == 2
+    (ax1, ay1, ax2, ay2), (bx1, by1, bx2, by2) = (index["box"] for index in truth["indices"])
+    # the top-left index reads upright, the bottom-right one upside down (up to the camera's roll)
+    ups = [index["up_degrees"] for index in truth["indices"]]
+    assert min(ups[0], 360 - ups[0]) < 10 and abs(ups[1] - 180) < 10
+    x1, y1, x2, y2 = truth["box"]
+    # the first index in the top-left corner, the second in the bottom-right, both inside the card
+    assert x1 <= ax1 < ax2 < (x1 + x2) / 2 < bx1 < bx2 <= x2 + 1
+    assert y1 <= ay1 < ay2 < (y1 + y2) / 2 < by1 < by2 <= y2 + 1
+    assert (ay2 - ay1) > (ax2 - ax1)           # an upright index is taller than wide
+    sideways = renderer.card_truth(_Card("7D", (200.0, 250.0), 90.0, True), None)
+    (sx1, sy1, sx2, sy2) = sideways["indices"][0]["box"]
+    assert (sx2 - sx1) > (sy2 - sy1)
+    assert abs(sideways["indices"][0]["up_degrees"] - 90) < 10    # turned a quarter clockwise
+    assert renderer.card_truth(_Card("7D", (200.0, 250.0), 0.0, False), None)["indices"] == []
+    # a card laid over the top-left corner hides that index, and only that one
+    over = _Card("2S", (200.0 - 40.0, 250.0 - 60.0), 0.0, True)
+    covered = renderer.card_truth(upright, None, [over])
+    assert covered["indices"] == truth["indices"][1:]
+
+
+def test_recorded_frames_carry_index_boxes_for_face_up_cards_only():
+    frames = list(render_frames(build_scenario("chosen", 1), TINY))
+    cards = [c for f in frames for c in f.cards]
+    assert any(c["indices"] for c in cards)
+    assert all(c["indices"] == [] for c in cards if c["code"] == "BACK")

@@ -99,6 +99,26 @@ def test_dungeon_reveal_commit_turn_up_resolve_and_the_doubling_marker():
     assert "30" in " ".join(binding.view()["log"][-3:])
 
 
+def test_dungeon_a_turn_up_seen_before_the_last_commit_waits_for_it():
+    """All reveal at once: a card turned up while someone is still to commit means the camera has
+    not settled that commit yet, so the engine gets the commits first, then the turn-ups."""
+    setup = {"players": ["Ann", "Bob", "Cy"]}
+    guilds = [{"type": "choose_guild", "player": n, "guild": g} for n, g in zip(["Ann", "Bob", "Cy"], "SDC")]
+    binding = DungeonBinding(setup, guilds)
+    binding.handle(event("placed", "3S", "battlefield", 1))
+    binding.handle(event("placed", "BACK", "battlefield:P1", 2))
+    binding.handle(event("placed", "BACK", "battlefield:P2", 3))
+    early = binding.handle(event("turned", "5D", "battlefield:P1", 2, previous_card="BACK"))
+    assert early.engine_events == [] and early.questions == []
+    assert binding.view()["battlefield"]["to_commit"] == ["Cy"]
+    late = binding.handle(event("placed", "BACK", "battlefield:P3", 4))
+    assert late.engine_events == [{"type": "commit", "player": "Cy"}, {"type": "turn_up", "player": "Ann", "card": "5D"}]
+    rest = [binding.handle(event("turned", face, f"battlefield:P{seat}", track, previous_card="BACK")).engine_events
+            for seat, track, face in ((2, 3, "2C"), (3, 4, "4S"))]
+    assert rest[-1][-1] == {"type": "resolve"}
+    assert binding.view()["battlefield"] is None or binding.view()["battlefield"]["to_commit"] == []
+
+
 def test_dungeon_cards_out_of_phase_are_questions_and_change_nothing():
     binding = DungeonBinding({"players": ["Ann", "Bob"]})       # guilds not chosen yet
     before = binding.state

@@ -149,6 +149,18 @@ def test_a_weak_reading_is_asked_about_once_and_settles_when_sure():
     assert [t for t, *_ in table.types()] == ["question", "placed"]
 
 
+def test_a_back_has_its_own_bar_because_it_names_no_face():
+    face_down = Table(sure_confidence=0.6, sure_back_confidence=0.4)
+    face_down.frames(2.0, [("BACK", (50, 50), 0.5)])
+    assert [t for t, *_ in face_down.types()] == ["placed"]
+    too_weak = Table(sure_confidence=0.6, sure_back_confidence=0.4)
+    too_weak.frames(2.0, [("BACK", (50, 50), 0.3)])
+    assert [(e.type, e.details.get("kind")) for e in too_weak.events] == [("question", "unsure")]
+    face = Table(sure_confidence=0.6, sure_back_confidence=0.4)
+    face.frames(2.0, [("7D", (50, 50), 0.5)])
+    assert [t for t, *_ in face.types()] == ["question"]
+
+
 def test_a_card_outside_every_zone_is_a_question():
     table = Table()
     table.frames(1.0, [("3C", (250, 50))])
@@ -171,6 +183,8 @@ def test_time_must_not_go_backwards_and_settings_are_checked():
         TrackerConfig(settle_seconds=0)
     with pytest.raises(ValueError):
         TrackerConfig(min_confidence=0.9, sure_confidence=0.5)
+    with pytest.raises(ValueError, match="sure_back_confidence"):
+        TrackerConfig(min_confidence=0.5, sure_back_confidence=0.4)
     with pytest.raises(ValueError):
         TableEvent("exploded", "AS", None, 0.0, 1)
 

@@ -27,6 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--lr0", type=float, default=0.001)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data", default=str(VAR / "data" / "detect" / "data.yaml"),
+                        help="dataset yaml (e.g. var/data/detect_table/data.yaml from vision_models.table_scenes)")
     return parser
 
 
@@ -42,7 +44,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.time()
     # pretrained=True keeps the loaded weights (pretrained=False would re-initialise them).
     YOLO(str(start_weights)).train(
-        data=str(VAR / "data" / "detect" / "data.yaml"), imgsz=DETECTOR_TRAIN_IMGSZ, batch=16,
+        data=args.data, imgsz=DETECTOR_TRAIN_IMGSZ, batch=16,
         epochs=args.epochs or 100, time=None if args.epochs else args.hours,
         device="cpu", workers=0, plots=False, amp=False, seed=args.seed, deterministic=True,
         optimizer="AdamW", lr0=args.lr0, warmup_epochs=0.0, cos_lr=False, patience=1000,
@@ -50,7 +52,8 @@ def main(argv: list[str] | None = None) -> None:
         cache="ram", project=str(RUNS), name=args.name, exist_ok=True, pretrained=True, verbose=True,
     )
     (_run_dir(args.name) / "finished.json").write_text(json.dumps(
-        {"seconds": round(time.time() - started), "epochs": _epochs_done(args.name), "continued_from": args.source}))
+        {"seconds": round(time.time() - started), "epochs": _epochs_done(args.name), "continued_from": args.source,
+         "data": args.data}))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,10 @@ photos (never the held-out or validation ones), labels each by the labelled inde
 them to the classifier's training set and continues the classifier from its weights::
 
     .venv/bin/python -m vision_models.finetune_classifier --from classifier_main --name classifier_hard --epochs 4
+    .venv/bin/python -m vision_models.finetune_classifier --crops table --name classifier_table --epochs 3
+
+``--crops table`` adds index crops of rendered table recordings instead (the project's drawn deck
+on a mat, filmed from above: ``vision_models.table_scenes``).
 
 Tried in session 3 and not shipped: the 4-epoch run read the 70 validation photos worse end to end
 (card F1 0.923 -> 0.904, ``vision_models.evaluate --sweep``), see MODEL_CARD.md. The crops land in ``var/data/classify_hard/`` (the original training crops are linked in beside
@@ -48,7 +52,6 @@ def mine(out: Path = HARD_DIR, weights: str | None = None) -> dict:
     marker = out / "done.json"
     if marker.exists():
         return json.loads(marker.read_text())
-    source = DATA_DIR / "classify"
     detector = Detector.load(weights, tile="off")
     counts = {"photos": 0, "crops": 0, "unmatched_boxes": 0}
     photos = [p for p in real_split.real_images() if not real_split.is_holdout(p.name) and not is_real_val(p.name)]
@@ -71,7 +74,15 @@ def mine(out: Path = HARD_DIR, weights: str | None = None) -> dict:
         counts["photos"] += 1
         if n % 200 == 0 or n == len(photos):
             print(f"[hard crops] {n}/{len(photos)} photos, {counts['crops']} crops", flush=True)
-    for folder in sorted((source / "train").iterdir()):  # the original training crops, as links
+    link_original(out)
+    marker.write_text(json.dumps(counts))
+    return counts
+
+
+def link_original(out: Path) -> None:
+    """Links the classifier's original training crops in beside new ones; validation is the original's."""
+    source = DATA_DIR / "classify"
+    for folder in sorted((source / "train").iterdir()):
         target = out / "train" / folder.name
         target.mkdir(parents=True, exist_ok=True)
         for crop in folder.iterdir():
@@ -80,8 +91,6 @@ def mine(out: Path = HARD_DIR, weights: str | None = None) -> dict:
                 os.symlink(crop.resolve(), link)
     if not (out / "val").exists():
         os.symlink((source / "val").resolve(), out / "val")
-    marker.write_text(json.dumps(counts))
-    return counts
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -93,6 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--weights", default=None, help="the detector that cuts the crops (default: the shipped one)")
+    parser.add_argument("--crops", choices=("real", "table"), default="real",
+                        help="real: the detector's crops of the real training photos; table: index crops of rendered "
+                             "table recordings (vision_models.table_scenes --crops)")
+    parser.add_argument("--table-scenes", type=int, default=40, help="recordings rendered for --crops table")
     return parser
 
 
@@ -102,22 +115,27 @@ def main(argv: list[str] | None = None) -> None:
         print(f"[finetune] {args.name} already finished", flush=True)
         return
     started = time.time()
-    counts = mine(weights=args.weights)
-    print(f"[finetune] hard crops: {counts}", flush=True)
+    if args.crops == "table":
+        from vision_models.table_scenes import CROP_DIR, build_crops
+
+        data, counts = CROP_DIR, build_crops(args.table_scenes)
+    else:
+        data, counts = HARD_DIR, mine(weights=args.weights)
+    print(f"[finetune] {args.crops} crops: {counts}", flush=True)
     start = continuation_weights(args.source, "best.pt", args.threads)
     from ultralytics import YOLO
 
     trained = time.time()
     # pretrained=True keeps the loaded weights; the same augmentation as the first run (no flips)
     YOLO(str(start)).train(
-        data=str(HARD_DIR), imgsz=CLASSIFIER_IMGSZ, batch=64, epochs=args.epochs, device="cpu", workers=0,
+        data=str(data), imgsz=CLASSIFIER_IMGSZ, batch=64, epochs=args.epochs, device="cpu", workers=0,
         plots=False, amp=False, seed=args.seed, deterministic=True, optimizer="AdamW", lr0=args.lr0,
         warmup_epochs=0.0, patience=1000, fliplr=0.0, flipud=0.0, scale=0.1, erasing=0.0, auto_augment=None,
         project=str(RUNS), name=args.name, exist_ok=True, pretrained=True, verbose=True,
     )
     (_run_dir(args.name) / "finished.json").write_text(json.dumps({
         "seconds": round(time.time() - trained), "mining_seconds": round(trained - started),
-        "epochs": _epochs_done(args.name), "continued_from": args.source, "hard_crops": counts}))
+        "epochs": _epochs_done(args.name), "continued_from": args.source, "crops": args.crops, "added_crops": counts}))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import math
 import pathlib
 import random
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import cv2
 import numpy as np
@@ -26,7 +26,7 @@ import numpy as np
 from calibration.layouts import CARD_MM, Layout, layout_for
 from calibration.mats import render_mat
 from companion.games import get_engine
-from companion.synthetic.deck import card_mask, render_card
+from companion.synthetic.deck import card_mask, index_boxes, render_card
 
 FELT_BGR = (58, 92, 52)     # a green felt table: nothing like skin
 SKIN_BGR = (118, 158, 214)
@@ -453,20 +453,19 @@ class Renderer:
         shade = int(skin * 0.85) if isinstance(skin, int) else tuple(int(c * 0.85) for c in skin)
         cv2.ellipse(canvas, tuple(map(int, palm)), (int(48 * s), int(42 * s)), angle, 0, 360, shade, max(1, int(2 * s)), cv2.LINE_AA)
 
-    def card_truth(self, card: _Card, hand_mask: np.ndarray | None) -> dict | None:
-        """The card as a perfect detector would report it, or None when the hand hides both indices."""
+    def card_truth(self, card: _Card, hand_mask: np.ndarray | None, covering: "Iterable[_Card]" = ()) -> dict | None:
+        """The card as a perfect detector would report it, or None when the hand hides both indices.
+
+        ``indices`` are the frame-pixel boxes of the corner indices a camera could read: face up,
+        neither under the hand nor under a card drawn over this one (``covering``), each with
+        ``up_degrees``: where the index's own top points, clockwise from the frame's up.
+        """
         w, h = CARD_MM
-        a = math.radians(card.angle)
-        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
         local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2],
                           [-w / 2 + 0.11 * w, -h / 2 + 0.14 * h], [w / 2 - 0.11 * w, h / 2 - 0.14 * h]])
-        world_mm = local @ rot.T + np.asarray(card.pos)
-        if hand_mask is not None:
-            px = (world_mm[4:] + self.camera.margin_mm) * self.scale
-            H, W = hand_mask.shape
-            covered = [0 <= int(y) < H and 0 <= int(x) < W and hand_mask[int(y), int(x)] > 0 for x, y in px]
-            if all(covered):
-                return None
+        world_mm = _card_to_world(card, local)
+        if hand_mask is not None and all(self._under_hand(hand_mask, point) for point in world_mm[4:]):
+            return None
         corners = self.mat_to_frame(world_mm[:4])
         centre = self.mat_to_frame([card.pos])[0]
         if not (0 <= centre[0] < self.camera.width and 0 <= centre[1] < self.camera.height):
@@ -477,7 +476,37 @@ class Renderer:
         return {"code": card.code if card.face_up else "BACK", "face": card.code,
                 "box": [round(float(v), 1) for v in (x1, y1, x2, y2)],
                 "center": [round(float(centre[0]), 1), round(float(centre[1]), 1)],
-                "mat_mm": [round(float(card.pos[0]), 1), round(float(card.pos[1]), 1)]}
+                "mat_mm": [round(float(card.pos[0]), 1), round(float(card.pos[1]), 1)],
+                "indices": self._visible_indices(card, hand_mask, list(covering)) if card.face_up else []}
+
+    def _under_hand(self, hand_mask: np.ndarray, point_mm) -> bool:
+        x, y = (np.asarray(point_mm) + self.camera.margin_mm) * self.scale
+        height, width = hand_mask.shape
+        return 0 <= int(y) < height and 0 <= int(x) < width and hand_mask[int(y), int(x)] > 0
+
+    def _visible_indices(self, card: _Card, hand_mask: np.ndarray | None, covering: list[_Card]) -> list[dict]:
+        w, h = CARD_MM
+        unit = 1000   # index_boxes in a 1000 x 1400 card: fractions of the card, to a thousandth
+        centre, top = self.mat_to_frame(_card_to_world(card, np.array([[0.0, 0.0], [0.0, -h / 2]])))
+        card_up = math.degrees(math.atan2(top[0] - centre[0], centre[1] - top[1]))
+        visible = []
+        for corner, (x1, y1, x2, y2) in enumerate(index_boxes(card.code, unit, round(unit * h / w))):
+            fx1, fy1, fx2, fy2 = x1 / unit, y1 / (unit * h / w), x2 / unit, y2 / (unit * h / w)
+            rect = np.array([[fx1, fy1], [fx2, fy1], [fx2, fy2], [fx1, fy2]]) * (w, h) - (w / 2, h / 2)
+            world = _card_to_world(card, rect)
+            middle = world.mean(0)
+            if hand_mask is not None and self._under_hand(hand_mask, middle):
+                continue
+            if any(_inside_card(other, middle) for other in covering):
+                continue
+            corners = self.mat_to_frame(world)
+            lo, hi = corners.min(0), corners.max(0)
+            if lo[0] < 0 or lo[1] < 0 or hi[0] > self.camera.width or hi[1] > self.camera.height:
+                continue
+            # the bottom-right index is printed turned half a turn
+            visible.append({"box": [round(float(v), 1) for v in (*lo, *hi)],
+                            "up_degrees": round((card_up + 180 * corner) % 360, 1)})
+        return visible
 
     def film(self, canvas: np.ndarray) -> np.ndarray:
         cam = self.camera
@@ -492,6 +521,21 @@ class Renderer:
 
 
 _MASKS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _card_to_world(card: _Card, local_mm: np.ndarray) -> np.ndarray:
+    """Points in the card's own millimetres (centre origin, upright) to mat millimetres."""
+    a = math.radians(card.angle)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    return np.asarray(local_mm, np.float64) @ rot.T + np.asarray(card.pos)
+
+
+def _inside_card(card: _Card, point_mm) -> bool:
+    a = math.radians(card.angle)
+    dx, dy = point_mm[0] - card.pos[0], point_mm[1] - card.pos[1]
+    # the inverse rotation: the point in the card's own upright frame
+    x, y = math.cos(a) * dx + math.sin(a) * dy, -math.sin(a) * dx + math.cos(a) * dy
+    return abs(x) <= CARD_MM[0] / 2 and abs(y) <= CARD_MM[1] / 2
 
 
 def _sprite_mask(width: int, height: int) -> np.ndarray:
@@ -547,7 +591,8 @@ def render_frames(scenario: Scenario, camera: CameraSettings | None = None,
                 renderer._draw_hand(canvas, hand[0], hand[1], skin)
                 hand_mask = np.zeros(canvas.shape[:2], np.uint8)
                 renderer._draw_hand(hand_mask, hand[0], hand[1], 255)
-        cards = [renderer.card_truth(c, hand_mask) for c in list(table.values()) + list(carried)]
+        painted = list(table.values()) + list(carried)
+        cards = [renderer.card_truth(c, hand_mask, painted[k + 1:]) for k, c in enumerate(painted)]
         out = RenderedFrame(clock[0], renderer.film(canvas), list(marks), [c for c in cards if c is not None])
         clock[0] += step
         return out

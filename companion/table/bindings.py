@@ -160,9 +160,13 @@ class DungeonBinding(Binding):
         super().__init__(setup, setup_events)
         self.names = [p["name"] for p in self.view()["players"]]
         self.commits: dict[int, str] = {}   # track → player name, for the current encounter
+        self.held_turn_ups: list[dict] = []  # seen before the last commit settled, in the order seen
 
     def zones(self, layout) -> MatZones:
         return MatZones(layout)
+
+    def _still_to_commit(self) -> list[str]:
+        return (self.view().get("battlefield") or {}).get("to_commit") or []
 
     def _seat(self, zone: str | None) -> str | None:
         if zone and zone.startswith("battlefield:P"):
@@ -176,6 +180,7 @@ class DungeonBinding(Binding):
         if event.type in ("placed", "moved") and event.zone == "battlefield" and event.card != "BACK":
             if phase in ("reveal", "friend"):
                 self.commits.clear()
+                self.held_turn_ups.clear()
             # out of phase the engine refuses, and the refusal reaches the table as a question
             self.try_apply({"type": "reveal", "card": event.card}, outcome)
         elif event.type in ("placed", "moved") and player is not None:
@@ -185,7 +190,17 @@ class DungeonBinding(Binding):
             if self.try_apply(commit, outcome):
                 self.commits[event.track] = player
         elif event.type == "turned" and event.card != "BACK" and event.track in self.commits:
-            self.try_apply({"type": "turn_up", "player": self.commits[event.track], "card": event.card}, outcome)
+            turn_up = {"type": "turn_up", "player": self.commits[event.track], "card": event.card}
+            # All reveal at once (the rules): a card turned up while someone is still to commit means
+            # the camera has not yet settled that commit, so the turn-up waits for it.
+            if self._still_to_commit():
+                self.held_turn_ups.append(turn_up)
+            else:
+                self.try_apply(turn_up, outcome)
+        if self.held_turn_ups and not self._still_to_commit():
+            held, self.held_turn_ups = self.held_turn_ups, []
+            for turn_up in held:
+                self.try_apply(turn_up, outcome)
         self._maybe_resolve(outcome)
 
     def _maybe_resolve(self, outcome: Outcome) -> None:
@@ -204,6 +219,7 @@ class DungeonBinding(Binding):
         self.events.append({"type": "resolve"})
         outcome.engine_events.append({"type": "resolve"})
         self.commits.clear()
+        self.held_turn_ups.clear()
 
 
 # ---------------------------------------------------------------------------------------- The Chosen

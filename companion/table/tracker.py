@@ -30,10 +30,17 @@ class TrackerConfig:
     match_distance: float = 40.0         # table units (mm on a mat): how far a card may drift between frames
     steady_fraction: float = 0.6         # of the frames in the settle window that must show the card
     min_confidence: float = 0.25         # readings below this are ignored altogether
-    sure_confidence: float = 0.6         # a settled reading with a median below this becomes a question
+    sure_confidence: float = 0.6         # a settled face reading with a median below this becomes a question
+    # A back names no face, so there is nothing to misread: the detector's own back threshold already
+    # decided a card lies there face down, and the tracker asks only below that.
+    sure_back_confidence: float = 0.4
     occlusion_visible_fraction: float = 0.5  # fewer known cards seen than this: the frame is occluded ...
     occlusion_min_cards: int = 3         # ... when at least this many are known (one card may simply be gone)
     copies: int = 1                      # copies of each face in play (decks); BACK is unlimited
+
+    def sure_for(self, code: str) -> float:
+        """The median confidence below which a settled reading of ``code`` is asked about."""
+        return self.sure_back_confidence if code == "BACK" else self.sure_confidence
 
     def __post_init__(self) -> None:
         for name in ("settle_seconds", "remove_after_seconds", "forget_candidate_seconds", "match_distance"):
@@ -41,8 +48,9 @@ class TrackerConfig:
                 raise ValueError(f"tracker setting {name} must be positive, got {getattr(self, name)}")
         if self.remove_after_frames < 1:
             raise ValueError("remove_after_frames must be at least 1")
-        if not 0 <= self.min_confidence <= self.sure_confidence <= 1:
-            raise ValueError("need 0 <= min_confidence <= sure_confidence <= 1")
+        for name in ("sure_confidence", "sure_back_confidence"):
+            if not 0 <= self.min_confidence <= getattr(self, name) <= 1:
+                raise ValueError(f"need 0 <= min_confidence <= {name} <= 1")
         if self.copies < 1:
             raise ValueError("copies must be at least 1")
 
@@ -183,7 +191,7 @@ class Tracker:
         if code is None:
             return []
         zone = self.zone_of(track.position)
-        if confidence < cfg.sure_confidence:
+        if confidence < cfg.sure_for(code):
             return self._ask(track, time, "unsure", f"is the card at this spot {code}? the camera is only "
                              f"{confidence:.0%} sure", {"guess": code, "confidence": round(confidence, 3)}, zone)
         # a card that vanished from elsewhere and shows up here has moved
@@ -273,7 +281,7 @@ class Tracker:
             track.pending_code = None
         if changed:
             track.pending_code = None
-            if confidence < cfg.sure_confidence:
+            if confidence < cfg.sure_for(code):
                 events += self._ask(track, time, f"unsure:{code}", f"did {track.code} become {code}? the camera is only "
                                     f"{confidence:.0%} sure", {"guess": code, "confidence": round(confidence, 3)}, track.zone)
             elif code == "BACK" or track.code == "BACK":

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from companion.cards import InvalidCardError
 from companion.games.base import IllegalEvent, InvalidSetup
@@ -962,6 +962,16 @@ def _resolve(g: _Game, e: Mapping) -> None:
         _resolve_fight(g)
 
 
+def still_to_commit(phase: str, enc: Mapping, players: Sequence[Mapping]) -> list[int]:
+    """Seats that still have to commit (or pass) before the encounter can be resolved."""
+    active = [i for i, player in enumerate(players) if not player["out"]]
+    if phase == "prize":
+        return [q for q in enc["contenders"] if [q, enc["round"]] not in enc["entered"]]
+    if phase == "fight":
+        return [q for q in active if q not in enc["passed"] and [q, 1] not in enc["entered"]]
+    return []
+
+
 def _committed(g: _Game, p: int, side: str = "players") -> list[str]:
     return [c["card"] for c in g.enc["commits"] if c["player"] == p and c["side"] == side and c["card"]]
 
@@ -972,7 +982,7 @@ def _has_black(g: _Game, p: int) -> bool:
 
 def _resolve_contest(g: _Game) -> None:
     enc = g.enc
-    waiting = [q for q in enc["contenders"] if [q, enc["round"]] not in enc["entered"]]
+    waiting = still_to_commit("prize", enc, g.players)
     if waiting:
         raise IllegalEvent(f"still to commit or pass: {', '.join(g.name(q) for q in waiting)}")
     prize = enc["card"]
@@ -1042,7 +1052,7 @@ def _top_contributor(g: _Game, contributions: dict[int, int]) -> tuple[int, str]
 
 def _resolve_fight(g: _Game) -> None:
     enc = g.enc
-    waiting = [q for q in g.active() if q not in enc["passed"] and [q, 1] not in enc["entered"]]
+    waiting = still_to_commit("fight", enc, g.players)
     if waiting:
         raise IllegalEvent(f"still to commit a mercenary: {', '.join(g.name(q) for q in waiting)}")
     enemy, text = _enemy_power(g)

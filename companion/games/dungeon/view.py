@@ -15,7 +15,7 @@ def _marker(state: DungeonState) -> dict | None:
 
 
 def _battlefield(state: DungeonState) -> dict | None:
-    from companion.games.dungeon.engine import enemy_power
+    from companion.games.dungeon.engine import enemy_power, still_to_commit
 
     enc = thaw(state.encounter) if state.encounter is not None else None
     if enc is None:
@@ -31,6 +31,7 @@ def _battlefield(state: DungeonState) -> dict | None:
         "extra_prizes": enc["extra_prizes"], "commits": commits,
         "players_total": sum(c["power"] or 0 for c in commits if c["side"] == "players"),
         "round": enc["round"], "negotiable": enc["negotiable"], "passed": enc["passed"],
+        "to_commit": [names[q] for q in still_to_commit(state.phase, enc, state.players)],
         "contenders": enc["contenders"] if enc["kind"] in (rules.TREASURE, rules.SCROLL) else None,
         "trap": enc["trap"] and {"card": enc["trap"]["card"], "calls": {str(k): v for k, v in enc["trap"]["calls"].items()},
                                  "drawn": enc["trap"]["drawn"], "from_friend": enc["trap"]["from_friend"]},
