@@ -42,6 +42,7 @@
       b.commits.length ? h("ul", b.commits.map((c) => h("li", c.name + ": ", c.face_down ? Cards.el("BACK") : Cards.el(c.card), c.power !== null ? " power " + c.power : "", c.side !== "players" ? " (on the enemy's side)" : "", c.round > 1 ? " (round " + c.round + ")" : ""))) : h("p.hint", "nothing yet"),
       h("p", "Players' total ", h("strong", String(b.players_total)),
         enemy && b.commits.length ? [" vs ", h("strong", String(b.enemy_power)), " ", h("span.verdict." + (verdict ? "win" : "lose"), verdict ? "players hold" : "enemy holds")] : null),
+      b.to_commit && b.to_commit.length ? h("p.hint", "still to commit: " + b.to_commit.join(", ")) : null,
       b.contenders ? h("p.hint", "in the contest: " + b.contenders.map((i) => state.players[i].name).join(", ")) : null,
       b.trap ? h("p", "Trap ", Cards.el(b.trap.card), " calls: " + Object.entries(b.trap.calls).map(([k, v]) => state.players[k].name + " " + v).join(", ") + " · drawn: " + (b.trap.drawn || []).map((i) => state.players[i] ? state.players[i].name : i).join(", ")) : null,
       ctx.isReferee() && (state.phase === "prize" || state.phase === "fight") ? h("div.row.wrap", h("button", { type: "button", onclick: () => ctx.send({ type: "resolve" }) }, "Resolve")) : null);
