@@ -202,6 +202,24 @@ def test_a_lone_corner_estimates_its_card_centre_on_the_right_side(quarter_turns
 
 
 @pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3])
+def test_a_lone_tall_joker_index_is_placed_by_the_table_scale_when_known(quarter_turns):
+    """A joker's tall index would push its own-size estimate far past the card's centre; told the
+    size of an ordinary index (a mat's scale), the estimate comes back to the card."""
+    px_per_mm = 2.0
+    a, _ = card_corners("BJ", (400, 300), quarter_turns, px_per_mm=px_per_mm)
+    x1, y1, x2, y2 = a.box
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    stretch = 2.0                             # a joker strip twice as long as an ordinary index
+    tall = IndexReading((cx - (cx - x1) * (stretch if quarter_turns % 2 else 1), cy - (cy - y1) * (1 if quarter_turns % 2 else stretch),
+                         cx + (x2 - cx) * (stretch if quarter_turns % 2 else 1), cy + (y2 - cy) * (1 if quarter_turns % 2 else stretch)),
+                        a.detection_confidence, "BJ", a.class_confidence, a.rotation)
+    true_centre = np.array([400, 300])
+    own = np.linalg.norm(group_cards([tall]).centers[0] - true_centre)
+    told = np.linalg.norm(group_cards([tall], index_px=INDEX_H * px_per_mm).centers[0] - true_centre)
+    assert told < 0.25 * own and told < 8 * px_per_mm
+
+
+@pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3])
 def test_two_adjacent_cards_with_the_same_code_stay_two(quarter_turns):
     step = (CARD_W + 4) * 2.0
     offset = rotate_clockwise((step, 0.0), 90 * quarter_turns)

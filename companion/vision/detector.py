@@ -327,4 +327,4 @@ class Detector:
         ]
         backs = [(tuple(float(v) for v in box), float(score))
                  for box, score in zip(raw.boxes[(raw.classes == BACK_CLASS) & visible], raw.scores[(raw.classes == BACK_CLASS) & visible])]
-        return FrameReading(group_cards(readings, backs, frame.shape[:2]), readings, backs)
+        return FrameReading(group_cards(readings, backs, frame.shape[:2], index_px=self.index_px), readings, backs)
