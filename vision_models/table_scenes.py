@@ -4,18 +4,22 @@ The detector learned cards on cloths and in photos. On a mat filmed from above i
 those never showed: face-down cards along the far edge under a resting hand, indices next to
 printed outlines and markers. The recording renderer (``companion.synthetic.recording``) knows
 where every index and back is in every frame, so its frames are labelled data of exactly that
-view. Each sampled frame gives the whole frame (what the whole-frame pass sees) and windows of the
-closer look's size (416 px of the frame's own pixels, ``companion.vision.detector``).
+view. Each sampled frame gives the whole frame (what the whole-frame pass sees) and one window of
+the closer look's size at a random place (416 px of the frame's own pixels, ``companion.vision.detector``).
+``--crops`` writes upright index crops of other recordings for the classifier instead
+(``vision_models.finetune_classifier --crops table`` builds and uses them).
 
-Scenarios come from seeds far from those of the shipped demos (1), the tests and
+Scenarios come from seeds far from those of the shipped demos (1), the tests (11-13) and
 ``vision_models.evaluate_table`` (21-23); cameras, frame sizes and deck styles vary per seed::
 
     .venv/bin/python -m vision_models.table_scenes --scenes 48            # var/data/detect_table/
     .venv/bin/python -m vision_models.continue_detector --from detector_gpu --name detector_table \\
         --data var/data/detect_table/data.yaml --hours 0.5
 
-``data.yaml`` trains on the table images together with as many images of the original training
-set (``var/data/detect``: synthetic scenes and real photos), so the detector keeps what it knew.
+``data.yaml`` trains on the table images together with a random 0.75 as many images of the
+original training set (``var/data/detect``: synthetic scenes and real photos), so the detector
+keeps what it knew; it validates on the real validation photos (``data_val_table.yaml``: on
+held-out table scenes).
 """
 from __future__ import annotations
 
