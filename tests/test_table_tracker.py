@@ -161,6 +161,17 @@ def test_a_back_has_its_own_bar_because_it_names_no_face():
     assert [t for t, *_ in face.types()] == ["question"]
 
 
+def test_a_second_reading_where_a_card_lies_is_a_question_not_a_move():
+    """The far SJ hidden by a hand while the JC's corner is misread as SJ: no SJ 'moves' onto the JC."""
+    table = Table(remove_after_seconds=2.0)
+    table.frames(1.0, [("JC", (50, 50)), ("SJ", (150, 50))])
+    table.frames(1.0, [("JC", (50, 50)), ("SJ", (58, 50))])    # the SJ unseen; a second reading on the JC
+    assert [(e.type, e.details.get("kind")) for e in table.events[2:]] == [("question", "overlap")]
+    assert sorted((t.code, t.zone) for t in table.tracker.cards) == [("JC", "left"), ("SJ", "right")]
+    table.frames(1.0, [("JC", (50, 50)), ("SJ", (150, 50))])
+    assert [e.type for e in table.events].count("moved") == 0
+
+
 def test_a_card_outside_every_zone_is_a_question():
     table = Table()
     table.frames(1.0, [("3C", (250, 50))])

@@ -258,9 +258,10 @@ def test_pairs_whose_rotations_agree_are_chosen_before_those_that_do_not():
     assert any(np.allclose(centre, [300, 300], atol=1e-3) for centre in cards.centers)
 
 
-def test_different_codes_never_pair_and_unreadable_boxes_are_dropped():
+def test_different_codes_pair_only_facing_each_other_and_unreadable_boxes_are_dropped():
     a, b = card_corners("6H", (300, 300))
-    b = IndexReading(b.box, b.detection_confidence, "9H", b.class_confidence, b.rotation)
+    # read the same way up, the two indices do not face each other: two cards, not one
+    b = IndexReading(b.box, b.detection_confidence, "9H", b.class_confidence, a.rotation)
     none = IndexReading((10, 10, 30, 50), 0.9, None, 0.8, 0)
     cards = group_cards([a, b, none])
     assert sorted(cards.codes) == ["6H", "9H"]
@@ -510,3 +511,20 @@ def test_a_mosaic_scene_shows_each_photo_in_its_cell_with_its_labels_moved_along
     assert centres == [(75.0, 50.0), (75.0, 150.0), (225.0, 50.0), (225.0, 150.0)]
     with pytest.raises(ValueError, match="square"):
         load_scene(tmp_path, ["AS"], paths[:3])
+
+
+@pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3])
+def test_corners_read_differently_are_still_one_card_read_as_the_surer(quarter_turns):
+    a, b = card_corners("5H", (400, 300), quarter_turns)
+    b = IndexReading(b.box, b.detection_confidence, "6H", 0.5, b.rotation)
+    cards = group_cards([a, b])
+    assert cards.codes == ("5H",)
+    assert np.allclose(cards.centers[0], [400, 300], atol=1e-3)
+    assert cards.confidences[0] < a.confidence          # the other corner's reading makes it less sure
+
+
+def test_different_codes_side_by_side_stay_two_cards():
+    left = card_corners("5H", (300, 300))
+    right = card_corners("6H", (300 + (CARD_W + 4) * 2.0, 300))
+    assert sorted(group_cards([left[1], right[0]]).codes) == ["5H", "6H"]
+    assert sorted(group_cards(left + right).codes) == ["5H", "6H"]

@@ -194,6 +194,11 @@ class Tracker:
         if confidence < cfg.sure_for(code):
             return self._ask(track, time, "unsure", f"is the card at this spot {code}? the camera is only "
                              f"{confidence:.0%} sure", {"guess": code, "confidence": round(confidence, 3)}, zone)
+        # where a settled card lies, a second reading is that card misread (cards do not stack)
+        occupant = self._settled_near(track.position, exclude=track)
+        if occupant is not None and occupant.code != code:
+            return self._ask(track, time, "overlap", f"the card here reads as {occupant.code} and as {code}: "
+                             "which is it?", {"guess": code, "settled": occupant.code}, zone)
         # a card that vanished from elsewhere and shows up here has moved
         source = self._missing_twin(code, exclude=track)
         if source is not None:
@@ -218,6 +223,12 @@ class Tracker:
             return self._ask(track, time, "nozone", f"{code} lies outside every zone of the mat", {"guess": code}, None)
         track.settled, track.code, track.zone = True, code, zone
         return [TableEvent("placed", code, zone, time, track.id, track.position)]
+
+    def _settled_near(self, position: tuple[float, float], exclude: Track) -> Track | None:
+        """The settled card lying where ``position`` is (closer than half the match distance), if any."""
+        near = [t for t in self.tracks if t.settled and t is not exclude
+                and math.dist(t.position, position) < self.config.match_distance / 2]
+        return min(near, key=lambda t: math.dist(t.position, position), default=None)
 
     def _frames_since(self, moment: float) -> int:
         return sum(1 for t in self._frame_times if t > moment + 1e-9)

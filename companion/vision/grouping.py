@@ -29,6 +29,9 @@ MAX_BEARING_ERROR_DEG = 60.0
 MAX_CENTRE_DISAGREEMENT = 0.5  # of the corner distance, when the two readings are a quarter-turn apart
 # Above the worst cost of a pair whose rotations agree (centres 0.5 x 6.5 scales apart, span 2 off).
 ROTATION_DISAGREEMENT_COST = 10.0
+# Two different codes pair only in the plainest geometry (see disagreeing_pair_cost).
+DISAGREEING_BEARING_DEG = 30.0
+DISAGREEING_SPAN = (3.0, 6.0)
 
 ROTATIONS = (0, 90, 180, 270)
 
@@ -128,6 +131,27 @@ def pairing_cost(a: IndexReading, b: IndexReading, trust_rotation: bool = False)
     return None if trust_rotation else ROTATION_DISAGREEMENT_COST + span_error
 
 
+def disagreeing_pair_cost(a: IndexReading, b: IndexReading) -> float | None:
+    """How surely two readings of different codes are still one card's two corners, or None.
+
+    Only the plainest geometry counts: half a turn apart, each index facing the other within
+    ``DISAGREEING_BEARING_DEG``, at a card's corner span. Two different cards would have to overlap
+    to show that, so it is one card whose corners the classifier read differently (a 5 and a 6,
+    a joker and a 3).
+    """
+    if a.code is None or b.code is None or a.code == b.code or (a.rotation - b.rotation) % 360 != 180:
+        return None
+    scale = (a.scale + b.scale) / 2
+    between = b.center - a.center
+    distance = float(np.linalg.norm(between))
+    if not DISAGREEING_SPAN[0] * scale <= distance <= DISAGREEING_SPAN[1] * scale:
+        return None
+    if (_angle_deg(between, a.toward_center) > DISAGREEING_BEARING_DEG
+            or _angle_deg(-between, b.toward_center) > DISAGREEING_BEARING_DEG):
+        return None
+    return float(np.linalg.norm(a.estimated_card_center - b.estimated_card_center)) / scale
+
+
 def _union(boxes: list[tuple[float, float, float, float]]) -> list[float]:
     array = np.asarray(boxes, np.float64)
     return [array[:, 0].min(), array[:, 1].min(), array[:, 2].max(), array[:, 3].max()]
@@ -146,7 +170,9 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     """Readings and face-down boxes → one :class:`Detections` entry per physical card.
 
     Pairs are chosen greedily, best fit first, each reading used at most once (see
-    :func:`pairing_cost` for ``trust_rotation``). A lone index's card centre lies
+    :func:`pairing_cost` for ``trust_rotation``); then two leftover readings of different codes
+    that can only be one card's corners (:func:`disagreeing_pair_cost`) become that card, read as
+    the surer one with a confidence lowered by the other. A lone index's card centre lies
     ``CORNER_SPAN / 2`` index sizes away from it: its own size, or ``index_px`` when the caller
     knows the table's scale: printed index sizes vary between decks, a card's corner-to-centre
     distance does not (in the 31 rendered decks an index lies 2.1-2.7 of its own sizes from the
@@ -174,6 +200,19 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
         confidences.append(max(a.confidence, b.confidence))
         codes.append(a.code)
         centres.append((a.center + b.center) / 2)
+    disagreeing = sorted((cost, i, j) for i in range(len(readings)) for j in range(i + 1, len(readings))
+                         if i not in used and j not in used
+                         and (cost := disagreeing_pair_cost(readings[i], readings[j])) is not None)
+    for _, i, j in disagreeing:
+        if i in used or j in used:
+            continue
+        used.update((i, j))
+        sure, other = sorted((readings[i], readings[j]), key=lambda r: -r.confidence)
+        boxes.append(_union([sure.box, other.box]))
+        # the card is the surer reading, and only as sure as its share of the two
+        confidences.append(sure.confidence * sure.confidence / (sure.confidence + other.confidence))
+        codes.append(sure.code)
+        centres.append((sure.center + other.center) / 2)
     for i, reading in enumerate(readings):
         if i in used:
             continue
