@@ -227,11 +227,12 @@ def test_models_json_follows_the_contract():
 
 
 def test_the_one_reproduction_command_chains_steps_the_parsers_accept():
-    from vision_models import continue_detector, gpu_continue, reproduce, train
+    from vision_models import continue_detector, finetune_classifier, gpu_continue, reproduce, train
 
     parsers = {"vision_models.train": train.build_parser(), "vision_models.continue_detector": continue_detector.build_parser(),
-               "vision_models.gpu_continue": gpu_continue.build_parser()}
-    runs, latest = {"detector_main"}, None
+               "vision_models.gpu_continue": gpu_continue.build_parser(),
+               "vision_models.finetune_classifier": finetune_classifier.build_parser()}
+    runs, latest, classifier = {"detector_main", "classifier_main"}, None, None
     for module, *argv in reproduce.STEPS:
         args = parsers[module].parse_args(argv)
         if module == "vision_models.continue_detector":
@@ -246,10 +247,15 @@ def test_the_one_reproduction_command_chains_steps_the_parsers_accept():
             assert Path(args.out).parent.as_posix() == "var/runs", "the GPU run lands where the export looks for runs"
             latest = Path(args.out).name
             runs.add(latest)
+        elif module == "vision_models.finetune_classifier":
+            assert args.source in runs and args.epochs > 0
+            classifier = args.name
+            runs.add(classifier)
         else:
             assert args.seed == 0 and args.epochs_detector > 0 and args.epochs_classifier > 0
     first, last = reproduce.STEPS[0], reproduce.STEPS[-1]
     assert "--no-export" in first and last[last.index("--export-from") + 1] == latest
+    assert last[last.index("--export-classifier-from") + 1] == classifier
 
 
 @pytest.mark.skipif(not MODELS_JSON.exists(), reason="no trained models committed yet")
@@ -259,6 +265,7 @@ def test_the_reproduction_ships_the_detector_run_that_models_json_names():
     models = json.loads(MODELS_JSON.read_text())
     last = reproduce.STEPS[-1]
     assert last[last.index("--export-from") + 1] == models["training"]["detector_run"]
+    assert last[last.index("--export-classifier-from") + 1] == models["training"]["classifier_run"]
 
 
 # ----------------------------------------------------------------------------- the borrowed-GPU run

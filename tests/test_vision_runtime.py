@@ -528,3 +528,21 @@ def test_different_codes_side_by_side_stay_two_cards():
     right = card_corners("6H", (300 + (CARD_W + 4) * 2.0, 300))
     assert sorted(group_cards([left[1], right[0]]).codes) == ["5H", "6H"]
     assert sorted(group_cards(left + right).codes) == ["5H", "6H"]
+
+
+def test_a_joker_s_tall_corners_pair_when_the_table_scale_is_known():
+    """A joker strip twice an ordinary index makes its two corners look less than two of its own
+    sizes apart (no pair: two jokers); measured in the table's index size they are one card."""
+    px_per_mm = 2.0
+    a, b = card_corners("BJ", (400, 300), px_per_mm=px_per_mm)
+
+    def stretched(reading):
+        x1, y1, x2, y2 = reading.box
+        cy, half = (y1 + y2) / 2, (y2 - y1)
+        return IndexReading((x1, cy - half * 1.2, x2, cy + half * 1.2), reading.detection_confidence, "BJ",
+                            reading.class_confidence, reading.rotation)
+
+    tall = [stretched(a), stretched(b)]
+    assert group_cards(tall).codes == ("BJ", "BJ")
+    told = group_cards(tall, index_px=INDEX_H * px_per_mm)
+    assert told.codes == ("BJ",) and np.allclose(told.centers[0], [400, 300], atol=1e-3)

@@ -90,12 +90,17 @@ class IndexReading:
         return self.center + self.toward_center * (CORNER_SPAN / 2) * scale
 
 
+def _centre(reading: IndexReading, index_px: float | None) -> np.ndarray:
+    return reading.card_center_at(index_px) if index_px else reading.estimated_card_center
+
+
 def _angle_deg(a: np.ndarray, b: np.ndarray) -> float:
     cosine = float(np.dot(a, b) / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-9))
     return math.degrees(math.acos(max(-1.0, min(1.0, cosine))))
 
 
-def pairing_cost(a: IndexReading, b: IndexReading, trust_rotation: bool = False) -> float | None:
+def pairing_cost(a: IndexReading, b: IndexReading, trust_rotation: bool = False,
+                 index_px: float | None = None) -> float | None:
     """How well two same-code readings fit being the two corners of one card (lower is better), or None.
 
     The rotations the classifier picks say which way each index faces, so a true pair is half a
@@ -105,18 +110,20 @@ def pairing_cost(a: IndexReading, b: IndexReading, trust_rotation: bool = False)
     deck on the table, the same code twice at that span is one card, so by default a pair whose
     rotations disagree still pairs, after every pair whose rotations agree
     (``ROTATION_DISAGREEMENT_COST``). ``trust_rotation=True`` refuses such pairs instead: for
-    tables with two decks, where two cards of one code may lie side by side.
+    tables with two decks, where two cards of one code may lie side by side. ``index_px``, when the
+    table's scale is known, measures the span instead of the readings' own sizes (see
+    :func:`group_cards`).
     """
     if a.code is None or a.code != b.code:
         return None
-    scale = (a.scale + b.scale) / 2
+    scale = index_px or (a.scale + b.scale) / 2
     between = b.center - a.center
     distance = float(np.linalg.norm(between))
     if not MIN_SPAN * scale <= distance <= MAX_SPAN * scale:
         return None
     span_error = abs(distance / scale - CORNER_SPAN) * 0.25
     turn = (a.rotation - b.rotation) % 360
-    disagreement = float(np.linalg.norm(a.estimated_card_center - b.estimated_card_center))
+    disagreement = float(np.linalg.norm(_centre(a, index_px) - _centre(b, index_px)))
     if turn == 0:
         # Both read upright the same way: two cards lying alike, never one card's two corners.
         consistent = False
@@ -131,7 +138,7 @@ def pairing_cost(a: IndexReading, b: IndexReading, trust_rotation: bool = False)
     return None if trust_rotation else ROTATION_DISAGREEMENT_COST + span_error
 
 
-def disagreeing_pair_cost(a: IndexReading, b: IndexReading) -> float | None:
+def disagreeing_pair_cost(a: IndexReading, b: IndexReading, index_px: float | None = None) -> float | None:
     """How surely two readings of different codes are still one card's two corners, or None.
 
     Only the plainest geometry counts: half a turn apart, each index facing the other within
@@ -141,7 +148,7 @@ def disagreeing_pair_cost(a: IndexReading, b: IndexReading) -> float | None:
     """
     if a.code is None or b.code is None or a.code == b.code or (a.rotation - b.rotation) % 360 != 180:
         return None
-    scale = (a.scale + b.scale) / 2
+    scale = index_px or (a.scale + b.scale) / 2
     between = b.center - a.center
     distance = float(np.linalg.norm(between))
     if not DISAGREEING_SPAN[0] * scale <= distance <= DISAGREEING_SPAN[1] * scale:
@@ -149,7 +156,7 @@ def disagreeing_pair_cost(a: IndexReading, b: IndexReading) -> float | None:
     if (_angle_deg(between, a.toward_center) > DISAGREEING_BEARING_DEG
             or _angle_deg(-between, b.toward_center) > DISAGREEING_BEARING_DEG):
         return None
-    return float(np.linalg.norm(a.estimated_card_center - b.estimated_card_center)) / scale
+    return float(np.linalg.norm(_centre(a, index_px) - _centre(b, index_px))) / scale
 
 
 def _union(boxes: list[tuple[float, float, float, float]]) -> list[float]:
@@ -170,7 +177,8 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     """Readings and face-down boxes → one :class:`Detections` entry per physical card.
 
     Pairs are chosen greedily, best fit first, each reading used at most once (see
-    :func:`pairing_cost` for ``trust_rotation``); then two leftover readings of different codes
+    :func:`pairing_cost` for ``trust_rotation``), spans measured in index sizes (``index_px``
+    when the caller knows the table's scale, as for a lone index below); then two leftover readings of different codes
     that can only be one card's corners (:func:`disagreeing_pair_cost`) become that card, read as
     the surer one with a confidence lowered by the other. A lone index's card centre lies
     ``CORNER_SPAN / 2`` index sizes away from it: its own size, or ``index_px`` when the caller
@@ -185,7 +193,7 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     candidates = []
     for i in range(len(readings)):
         for j in range(i + 1, len(readings)):
-            cost = pairing_cost(readings[i], readings[j], trust_rotation)
+            cost = pairing_cost(readings[i], readings[j], trust_rotation, index_px)
             if cost is not None:
                 candidates.append((cost, i, j))
     candidates.sort()
@@ -202,7 +210,7 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
         centres.append((a.center + b.center) / 2)
     disagreeing = sorted((cost, i, j) for i in range(len(readings)) for j in range(i + 1, len(readings))
                          if i not in used and j not in used
-                         and (cost := disagreeing_pair_cost(readings[i], readings[j])) is not None)
+                         and (cost := disagreeing_pair_cost(readings[i], readings[j], index_px)) is not None)
     for _, i, j in disagreeing:
         if i in used or j in used:
             continue
@@ -216,7 +224,7 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     for i, reading in enumerate(readings):
         if i in used:
             continue
-        centre = reading.card_center_at(index_px) if index_px else reading.estimated_card_center
+        centre = _centre(reading, index_px)
         boxes.append(_lone_card_box(reading, centre))
         confidences.append(reading.confidence)
         codes.append(reading.code)
