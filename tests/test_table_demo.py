@@ -31,6 +31,20 @@ def test_the_pipeline_reaches_each_demos_truth(game):
     assert summary["questions"] == []
 
 
+@pytest.mark.slow
+def test_the_neural_pipeline_reads_the_dungeon_demo_to_its_truth():
+    """The real eyes on a whole recorded game: every commit, turn-up, reveal and the doubling
+    marker, to the same final state as the truth (about 90 s on two cores)."""
+    from companion.vision import WeightsMissingError
+
+    try:
+        pipeline, source = open_demo("dungeon", prefer="neural")
+    except WeightsMissingError as error:
+        pytest.skip(f"detector weights are not installed: {error}")
+    summary = pipeline.run(source, flush_seconds=3.0)
+    assert json.loads(json.dumps(summary["state"])) == replay_truth(demo_truth("dungeon"))
+
+
 def test_the_overlay_draws_zones_and_cards_without_revealing_backs():
     import numpy as np
 
