@@ -32,17 +32,19 @@ def test_the_pipeline_reaches_each_demos_truth(game):
 
 
 @pytest.mark.slow
-def test_the_neural_pipeline_reads_the_dungeon_demo_to_its_truth():
-    """The real eyes on a whole recorded game: every commit, turn-up, reveal and the doubling
-    marker, to the same final state as the truth (about 90 s on two cores)."""
+@pytest.mark.parametrize("game", ["dungeon", "kingdoms"])
+def test_the_neural_pipeline_reads_a_whole_demo_to_its_truth(game):
+    """The real eyes on a whole recorded game (Dungeon: every commit, turn-up, reveal and the
+    doubling marker; Kingdoms: a full grid scored and a second round), to the same final state as
+    the truth; about 90 s each on two cores. The Chosen's is not read to its truth yet (docs/table.md)."""
     from companion.vision import WeightsMissingError
 
     try:
-        pipeline, source = open_demo("dungeon", prefer="neural")
+        pipeline, source = open_demo(game, prefer="neural")
     except WeightsMissingError as error:
         pytest.skip(f"detector weights are not installed: {error}")
     summary = pipeline.run(source, flush_seconds=3.0)
-    assert json.loads(json.dumps(summary["state"])) == replay_truth(demo_truth("dungeon"))
+    assert json.loads(json.dumps(summary["state"])) == replay_truth(demo_truth(game))
 
 
 def test_the_overlay_draws_zones_and_cards_without_revealing_backs():

@@ -172,6 +172,19 @@ def test_a_second_reading_where_a_card_lies_is_a_question_not_a_move():
     assert [e.type for e in table.events].count("moved") == 0
 
 
+def test_a_lone_index_read_facing_the_wrong_way_is_the_card_where_it_lies():
+    """A hand hides one corner; the other is read upside down, so its centre lands a card away:
+    its other centre is where the known card lies, and nothing moves."""
+    table = Table(remove_after_seconds=2.0)
+    table.frames(1.0, [("SJ", (50, 50))])
+    for _ in range(15):
+        obs = [Observation("SJ", 0.9, (130.0, 50.0), (52.0, 50.0))]
+        table.events += table.tracker.update(table.time, obs)
+        table.time += STEP
+    assert table.types() == [("placed", "SJ", "left")]
+    assert table.tracker.cards[0].position == (52.0, 50.0) and len(table.tracker.tracks) == 1
+
+
 def test_a_card_outside_every_zone_is_a_question():
     table = Table()
     table.frames(1.0, [("3C", (250, 50))])

@@ -546,3 +546,25 @@ def test_a_joker_s_tall_corners_pair_when_the_table_scale_is_known():
     assert group_cards(tall).codes == ("BJ", "BJ")
     told = group_cards(tall, index_px=INDEX_H * px_per_mm)
     assert told.codes == ("BJ",) and np.allclose(told.centers[0], [400, 300], atol=1e-3)
+
+
+def test_on_a_mat_a_diagonal_neighbour_s_corner_never_pairs():
+    """A misread JC corner (read as SJ) up and left of the real SJ, as in a Kingdoms grid: the loose
+    span of a photo lets them pair across the cells; the mat's index size does not."""
+    px_per_mm = 2.0
+    sj = card_corners("SJ", (400, 400), px_per_mm=px_per_mm)
+    jc = card_corners("SJ", (400 + 68 * px_per_mm, 400 + 93 * px_per_mm), px_per_mm=px_per_mm)
+    lone_pair = [sj[0], jc[0]]            # the two top-left corners, 115 mm apart, both upright
+    assert len(group_cards(lone_pair)) == 1
+    told = group_cards(lone_pair, index_px=INDEX_H * px_per_mm)
+    assert len(told) == 2
+    assert len(group_cards(sj, index_px=INDEX_H * px_per_mm)) == 1    # one card's own corners still pair
+
+
+def test_a_lone_index_also_says_where_its_card_is_if_it_faces_the_other_way():
+    a, b = card_corners("9C", (400, 300))
+    lone = group_cards([a])
+    assert np.allclose(lone.other_centers[0], 2 * a.center - lone.centers[0])
+    paired = group_cards([a, b], backs=[((10, 20, 110, 160), 0.8)])
+    assert np.isnan(paired.other_centers).all()
+    assert np.allclose(paired[[0]].other_centers, paired.other_centers[:1], equal_nan=True)

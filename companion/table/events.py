@@ -18,6 +18,8 @@ class Observation:
     code: str
     confidence: float
     position: tuple[float, float]
+    # where the card would be if the lone index it was read from faces the other way
+    other_position: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)

@@ -168,17 +168,20 @@ class TablePipeline:
             return []
         if frame is not None:
             detections = self._without_bare_backs(detections, frame)
-        centers = detections.centers
+        centers, others = detections.centers, detections.other_centers
         if self.units == "mm":
             positions = self.locator.to_mat(centers)
+            other_positions = self.locator.to_mat(np.nan_to_num(others))
             boxes_mm = self.locator.to_mat(_box_corners(detections.boxes)).reshape(-1, 4, 2)
             on_marker = [self._on_a_marker(p, box) for p, box in zip(positions, boxes_mm)]
         else:
-            positions = centers
+            positions, other_positions = centers, others
             self._pixel_scale(detections)
             on_marker = [False] * len(detections)
-        return [Observation(code, float(conf), (float(p[0]), float(p[1])))
-                for code, conf, p, marker in zip(detections.codes, detections.confidences, positions, on_marker)
+        return [Observation(code, float(conf), (float(p[0]), float(p[1])),
+                            None if np.isnan(raw[0]) else (float(o[0]), float(o[1])))
+                for code, conf, p, o, raw, marker in zip(detections.codes, detections.confidences, positions,
+                                                          other_positions, others, on_marker)
                 if not marker]
 
     @staticmethod

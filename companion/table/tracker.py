@@ -159,18 +159,26 @@ class Tracker:
             track_gate = gate if now - track.last_seen <= self.config.forget_candidate_seconds / 2 else gate * 0.3
             for oi, obs in enumerate(observations):
                 d = min(math.dist(expected, obs.position), math.dist(track.position, obs.position))
+                # a card read from one index whose facing was misread: its other centre is where the card lies
+                flipped = (track.settled and obs.other_position is not None and obs.code == track.code
+                           and math.dist(track.position, obs.other_position) < d)
+                if flipped:
+                    d = math.dist(track.position, obs.other_position)
                 if d <= track_gate:
                     # same visible code first, then distance: a card and its neighbour never swap
                     same = obs.code == (track.code or _majority(track.sightings))
-                    pairs.append((0 if same else 1, d, ti, oi))
+                    pairs.append((0 if same else 1, d, ti, oi, flipped))
         pairs.sort()
         used_t, used_o, matches = set(), set(), []
-        for _, _, ti, oi in pairs:
+        for _, _, ti, oi, flipped in pairs:
             if ti in used_t or oi in used_o:
                 continue
             used_t.add(ti)
             used_o.add(oi)
-            matches.append((self.tracks[ti], observations[oi]))
+            obs = observations[oi]
+            if flipped:
+                obs = Observation(obs.code, obs.confidence, obs.other_position, obs.position)
+            matches.append((self.tracks[ti], obs))
         unmatched = [o for i, o in enumerate(observations) if i not in used_o]
         return matches, unmatched
 

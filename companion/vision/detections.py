@@ -15,13 +15,16 @@ class Detections:
 
     ``boxes`` are ``x1, y1, x2, y2``; ``centers`` the best estimate of each card's centre (the
     box centre unless something better was known, e.g. the midpoint of its two corner indices).
-    ``codes`` use the card model's codes; a face-down card is ``"BACK"``.
+    ``codes`` use the card model's codes; a face-down card is ``"BACK"``. ``other_centers`` is
+    where a card's centre would be if the one index it was read from faces the other way (NaN
+    when the centre does not hang on a facing): a tracker may find a known card there.
     """
 
     boxes: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
     confidences: np.ndarray = field(default_factory=lambda: np.zeros((0,), np.float32))
     codes: tuple[str, ...] = ()
     centers: np.ndarray | None = None
+    other_centers: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         boxes = np.asarray(self.boxes, np.float32).reshape(-1, 4)
@@ -35,6 +38,10 @@ class Detections:
         centers = np.asarray(centers, np.float32).reshape(-1, 2)
         if len(centers) != len(boxes):
             raise ValueError("one centre per detection is needed")
+        other = np.full_like(centers, np.nan) if self.other_centers is None else np.asarray(self.other_centers, np.float32).reshape(-1, 2)
+        if len(other) != len(boxes):
+            raise ValueError("one other centre (or NaN) per detection is needed")
+        object.__setattr__(self, "other_centers", other)
         object.__setattr__(self, "boxes", boxes)
         object.__setattr__(self, "confidences", confidences)
         object.__setattr__(self, "codes", codes)
@@ -47,7 +54,8 @@ class Detections:
         """Select by boolean mask, index array or slice; returns a new Detections."""
         indices = np.arange(len(self))[selector]
         indices = np.atleast_1d(indices)
-        return Detections(self.boxes[indices], self.confidences[indices], tuple(self.codes[i] for i in indices), self.centers[indices])
+        return Detections(self.boxes[indices], self.confidences[indices], tuple(self.codes[i] for i in indices),
+                          self.centers[indices], self.other_centers[indices])
 
     @classmethod
     def empty(cls) -> "Detections":
@@ -59,7 +67,8 @@ class Detections:
         if not parts:
             return cls()
         return cls(np.concatenate([p.boxes for p in parts]), np.concatenate([p.confidences for p in parts]),
-                   tuple(c for p in parts for c in p.codes), np.concatenate([p.centers for p in parts]))
+                   tuple(c for p in parts for c in p.codes), np.concatenate([p.centers for p in parts]),
+                   np.concatenate([p.other_centers for p in parts]))
 
     def with_confidence_at_least(self, threshold: float) -> "Detections":
         return self[self.confidences >= threshold]

@@ -24,6 +24,10 @@ from companion.vision.detections import Detections
 
 CORNER_SPAN = 4.5          # distance between the two index centres of one card, in index scales
 MIN_SPAN, MAX_SPAN = 2.0, 6.5
+# Measured in a table's own index size (18 mm on a mat) a poker card's corner span is 70-90 mm
+# whatever the deck: 63-99 mm keeps perspective's share and refuses the diagonal neighbour's
+# corner (115 mm in a Kingdoms grid) that the looser range lets through on a misread.
+TABLE_SPAN = (3.5, 5.5)
 CENTRE_BEARING_DEG = 53.0  # direction from an upright index to the card centre, below horizontal
 MAX_BEARING_ERROR_DEG = 60.0
 MAX_CENTRE_DISAGREEMENT = 0.5  # of the corner distance, when the two readings are a quarter-turn apart
@@ -119,7 +123,8 @@ def pairing_cost(a: IndexReading, b: IndexReading, trust_rotation: bool = False,
     scale = index_px or (a.scale + b.scale) / 2
     between = b.center - a.center
     distance = float(np.linalg.norm(between))
-    if not MIN_SPAN * scale <= distance <= MAX_SPAN * scale:
+    low, high = TABLE_SPAN if index_px else (MIN_SPAN, MAX_SPAN)
+    if not low * scale <= distance <= high * scale:
         return None
     span_error = abs(distance / scale - CORNER_SPAN) * 0.25
     turn = (a.rotation - b.rotation) % 360
@@ -198,7 +203,8 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
                 candidates.append((cost, i, j))
     candidates.sort()
     used: set[int] = set()
-    boxes, confidences, codes, centres = [], [], [], []
+    boxes, confidences, codes, centres, others = [], [], [], [], []
+    certain = (np.nan, np.nan)
     for _, i, j in candidates:
         if i in used or j in used:
             continue
@@ -208,6 +214,7 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
         confidences.append(max(a.confidence, b.confidence))
         codes.append(a.code)
         centres.append((a.center + b.center) / 2)
+        others.append(certain)
     disagreeing = sorted((cost, i, j) for i in range(len(readings)) for j in range(i + 1, len(readings))
                          if i not in used and j not in used
                          and (cost := disagreeing_pair_cost(readings[i], readings[j], index_px)) is not None)
@@ -221,6 +228,7 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
         confidences.append(sure.confidence * sure.confidence / (sure.confidence + other.confidence))
         codes.append(sure.code)
         centres.append((sure.center + other.center) / 2)
+        others.append(certain)
     for i, reading in enumerate(readings):
         if i in used:
             continue
@@ -229,11 +237,13 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
         confidences.append(reading.confidence)
         codes.append(reading.code)
         centres.append(centre)
+        others.append(2 * reading.center - centre)     # the index read facing the other way
     for box, confidence in backs:
         boxes.append(list(box))
         confidences.append(confidence)
         codes.append("BACK")
         centres.append(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2))
+        others.append(certain)
     if not codes:
         return Detections.empty()
     boxes_array = np.asarray(boxes, np.float32)
@@ -242,4 +252,5 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
         boxes_array[:, [1, 3]] = boxes_array[:, [1, 3]].clip(0, frame_shape[0])
     order = np.argsort(-np.asarray(confidences), kind="stable")
     return Detections(boxes_array[order], np.asarray(confidences, np.float32)[order],
-                      tuple(codes[k] for k in order), np.asarray(centres, np.float32)[order])
+                      tuple(codes[k] for k in order), np.asarray(centres, np.float32)[order],
+                      np.asarray(others, np.float32)[order])
