@@ -78,21 +78,23 @@ def yolo_lines(boxes: list[tuple[int, list[float]]], left: float, top: float, wi
     return lines
 
 
+def sampled_frames(seed: int, count: int, rng: random.Random) -> list:
+    """Renders the seed's recording (its game, camera and deck style) and picks ``count`` frames: (number, frame)."""
+    from companion.synthetic.recording import build_scenario, render_frames
+
+    frames = list(render_frames(build_scenario(GAMES[seed % len(GAMES)], seed), camera_for(seed)))
+    return [(n, frames[n]) for n in sorted(rng.sample(range(len(frames)), min(count, len(frames))))]
+
+
 def render_scene(job: tuple[int, str]) -> int:
     """Renders one seeded recording and writes its sampled frames and windows; returns images written."""
     import cv2
 
-    from companion.synthetic.recording import build_scenario, render_frames
-
     seed, split = job
     rng = random.Random(seed * 13 + 7)
-    scenario = build_scenario(GAMES[seed % len(GAMES)], seed)
-    frames = list(render_frames(scenario, camera_for(seed)))
-    chosen = sorted(rng.sample(range(len(frames)), min(FRAMES_PER_SCENE, len(frames))))
     images, labels = TABLE_DIR / split / "images", TABLE_DIR / split / "labels"
     written = 0
-    for n in chosen:
-        frame = frames[n]
+    for n, frame in sampled_frames(seed, FRAMES_PER_SCENE, rng):
         height, width = frame.image.shape[:2]
         boxes = frame_boxes(frame.cards)
         left, top = rng.randrange(0, width - WINDOW + 1), rng.randrange(0, height - WINDOW + 1)
@@ -132,14 +134,12 @@ def render_crops(seed: int) -> int:
     """Renders one seeded recording and writes the index crops of some of its frames; returns crops written."""
     import cv2
 
-    from companion.synthetic.recording import build_scenario, render_frames
     from vision_models.datasets import CLASSIFIER_CLASSES, class_folder
 
     rng = random.Random(seed * 17 + 3)
-    frames = list(render_frames(build_scenario(GAMES[seed % len(GAMES)], seed), camera_for(seed)))
     written = 0
-    for n in sorted(rng.sample(range(len(frames)), min(CROP_FRAMES_PER_SCENE, len(frames)))):
-        for k, (code, crop) in enumerate(index_crops(frames[n].image, frames[n].cards, rng)):
+    for n, frame in sampled_frames(seed, CROP_FRAMES_PER_SCENE, rng):
+        for k, (code, crop) in enumerate(index_crops(frame.image, frame.cards, rng)):
             folder = CROP_DIR / "train" / class_folder(CLASSIFIER_CLASSES.index(code))
             folder.mkdir(parents=True, exist_ok=True)
             cv2.imwrite(str(folder / f"table_{seed}_{n:03d}_{k}.png"), crop)

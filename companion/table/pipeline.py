@@ -178,10 +178,10 @@ class TablePipeline:
             positions, other_positions = centers, others
             self._pixel_scale(detections)
             on_marker = [False] * len(detections)
-        return [Observation(code, float(conf), (float(p[0]), float(p[1])),
-                            None if np.isnan(raw[0]) else (float(o[0]), float(o[1])))
-                for code, conf, p, o, raw, marker in zip(detections.codes, detections.confidences, positions,
-                                                          other_positions, others, on_marker)
+        has_other = ~np.isnan(others[:, 0])
+        return [Observation(code, float(conf), (float(p[0]), float(p[1])), (float(o[0]), float(o[1])) if other else None)
+                for code, conf, p, o, other, marker in zip(detections.codes, detections.confidences, positions,
+                                                            other_positions, has_other, on_marker)
                 if not marker]
 
     @staticmethod
