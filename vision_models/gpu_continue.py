@@ -103,11 +103,11 @@ def pack(args: argparse.Namespace) -> None:
         (out / "val" / "labels").mkdir(parents=True, exist_ok=True)
         shutil.copy(label, out / "val" / "labels" / label.name)
 
-    start = train.RUNS / args.source / "weights" / "last.pt"
+    start = train.RUNS / args.source / "weights" / f"{args.weights}.pt"
     if not start.exists():
         raise SystemExit(f"no weights to continue from: {start}")
     shutil.copy(start, out / "start.pt")
-    (out / "pack.json").write_text(json.dumps({"continued_from": args.source, "photo_quality": args.photo_quality,
+    (out / "pack.json").write_text(json.dumps({"continued_from": args.source, "weights": args.weights, "photo_quality": args.photo_quality,
                                                "art_quality": args.art_quality}))
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     print(f"[pack] {out}: {size / 2**20:.1f} MiB", flush=True)
@@ -151,18 +151,55 @@ def render_scenes(deck_dirs: list[Path], out_dir: Path, scenes: int, seed: int, 
     print(f"[gpu] rendered {done} scenes", flush=True)
 
 
-def _repeated_real(real: Path, work: Path, repeats: int) -> list[Path]:
+def render_table_scenes(work: Path, scenes: int, processes: int) -> tuple[Path, Path]:
+    """Frames of rendered table recordings (``vision_models.table_scenes``: the project's own drawn deck on
+    its mats, hands, far-edge cards): ``scenes`` training recordings and the validation seeds."""
+    from multiprocessing import get_context
+
+    from vision_models import table_scenes
+
+    root = work / "table"
+    jobs = [(table_scenes.FIRST_SEED + k, "train", str(root)) for k in range(scenes)]
+    jobs += [(seed, "val", str(root)) for seed in table_scenes.VAL_SEEDS]
+    with get_context("spawn").Pool(processes) as pool:
+        written = sum(pool.map(table_scenes.render_scene, jobs, chunksize=1))
+    print(f"[gpu] rendered {written} table images from {len(jobs)} recordings", flush=True)
+    return root / "train" / "images", root / "val" / "images"
+
+
+def _turned_half(image_path: Path, label_path: Path, image_out: Path, label_out: Path) -> None:
+    """A photo and its boxes turned 180 degrees: the same table seen from the other side (not mirrored)."""
+    import cv2
+
+    cv2.imwrite(str(image_out), cv2.rotate(cv2.imread(str(image_path)), cv2.ROTATE_180))
+    lines = []
+    for line in label_path.read_text().split("\n"):
+        if line.strip():
+            cls, x, y, w, h = line.split()
+            lines.append(f"{cls} {1 - float(x):.6f} {1 - float(y):.6f} {w} {h}")
+    label_out.write_text("".join(f"{line}\n" for line in lines))
+
+
+def _repeated_real(real: Path, work: Path, repeats: int, turned: bool = False) -> list[Path]:
     """The real photos, ``repeats`` times over (links under new names: ultralytics keys its cache by path),
-    so fresh synthetic scenes do not crowd out the only real domain there is."""
+    so fresh synthetic scenes do not crowd out the only real domain there is. With ``turned`` every
+    second repeat is the photos turned half a turn: most real photos show cards upright to the camera,
+    and a detector that learned that misses the cards of the player across the table."""
     dirs = [real.resolve() / "images"]
     for k in range(1, repeats):
         copy = work / f"real_repeat_{k}"
         for folder in ("images", "labels"):
             (copy / folder).mkdir(parents=True, exist_ok=True)
-            for item in (real / folder).iterdir():
-                link = copy / folder / f"r{k}_{item.name}"
-                if not link.exists():
-                    link.symlink_to(item.resolve())
+        for item in (real / "images").iterdir():
+            target = copy / "images" / f"r{k}_{item.name}"
+            label = real / "labels" / f"{item.stem}.txt"
+            if target.exists():
+                continue
+            if turned and k % 2 == 1:
+                _turned_half(item, label, target.with_suffix(".png"), copy / "labels" / f"r{k}_{item.stem}.txt")
+            else:
+                target.symlink_to(item.resolve())
+                (copy / "labels" / f"r{k}_{label.name}").symlink_to(label.resolve())
         dirs.append(copy / "images")
     return dirs
 
@@ -203,10 +240,15 @@ def run(args: argparse.Namespace) -> None:
     deck_dirs = _unpack_artwork(packed / "artwork", work / "artwork")
     scenes = work / "scenes"
     render_scenes(deck_dirs, scenes, args.scenes, args.seed, args.processes)
-    train_dirs = [scenes / "images", *_repeated_real(packed / "real", work, args.real_repeats)]
+    train_dirs = [scenes / "images", *_repeated_real(packed / "real", work, args.real_repeats, args.real_turned)]
+    val_dirs = [(packed / "val" / "images").resolve()]
+    if args.table_scenes:
+        table_train, table_val = render_table_scenes(work, args.table_scenes, args.processes)
+        train_dirs.append(table_train)
+        val_dirs.append(table_val)
     data = work / "data.yaml"
     data.write_text("train:\n" + "".join(f"  - {d}\n" for d in train_dirs)
-                    + f"val: {(packed / 'val' / 'images').resolve()}\nnames:\n  0: index\n  1: back\n")
+                    + "val:\n" + "".join(f"  - {d}\n" for d in val_dirs) + "names:\n  0: index\n  1: back\n")
     data_seconds = round(time.time() - started)
     print(f"[gpu] data ready in {data_seconds} s; cuda: {torch.cuda.is_available()}", flush=True)
 
@@ -217,13 +259,18 @@ def run(args: argparse.Namespace) -> None:
             strip_optimizer(trainer.best, s=str(out / "weights" / "best.pt"))
         shutil.copy(trainer.csv, out / "results.csv")
 
+    hours = args.hours
+    if args.total_seconds:
+        # a lent machine runs one command for a few minutes: what rendering took comes out of training's time
+        hours = max(0.01, (args.total_seconds - (time.time() - started) - 60) / 3600)
+        print(f"[gpu] training for {hours * 3600:.0f} s", flush=True)
     model = YOLO(str(packed / "start.pt"))
     model.add_callback("on_model_save", copy_checkpoints)
     trained = time.time()
     # pretrained=True keeps the loaded weights; batch 64 = the CPU runs' 16 x 4 accumulated (nbs 64)
     model.train(
         data=str(data), imgsz=DETECTOR_TRAIN_IMGSZ, batch=args.batch, epochs=args.epochs or 1000,
-        time=None if args.epochs else args.hours, device=args.device or ("0" if torch.cuda.is_available() else "cpu"), workers=args.workers, plots=False,
+        time=None if args.epochs else hours, device=args.device or ("0" if torch.cuda.is_available() else "cpu"), workers=args.workers, plots=False,
         amp=False, seed=args.seed, deterministic=True, optimizer="AdamW", lr0=args.lr0, warmup_epochs=args.warmup,
         cos_lr=False, patience=1000, **DETECTOR_AUGMENTATION, cache="ram", fraction=args.fraction,
         project=str(work / "runs"), name=args.name, exist_ok=True, pretrained=True, verbose=True,
@@ -232,7 +279,8 @@ def run(args: argparse.Namespace) -> None:
     (out / "finished.json").write_text(json.dumps({
         "seconds": round(time.time() - trained), "data_seconds": data_seconds, "continued_from": source,
         "device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu",
-        "scenes": args.scenes, "scene_seed": args.seed, "command": "python -m vision_models.gpu_continue " + " ".join(args.argv),
+        "scenes": args.scenes, "scene_seed": args.seed, "table_scenes": args.table_scenes,
+        "real_turned": args.real_turned, "command": "python -m vision_models.gpu_continue " + " ".join(args.argv),
     }))
     if (work / "runs" / args.name / "args.yaml").exists():
         shutil.copy(work / "runs" / args.name / "args.yaml", out / "args.yaml")
@@ -245,6 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = verbs.add_parser("pack", help="write var/gpu_pack here")
     p.add_argument("--from", dest="source", default="detector_cont3", help="run under var/runs/ to continue from")
     p.add_argument("--pack", default=str(PACK))
+    p.add_argument("--weights", choices=("last", "best"), default="last", help="which checkpoint of that run to start from")
     p.add_argument("--photo-quality", type=int, default=78)
     p.add_argument("--art-quality", type=int, default=92)
     r = verbs.add_parser("run", help="train on the machine with the GPU")
@@ -254,8 +303,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--name", default="detector_gpu")
     r.add_argument("--scenes", type=int, default=4000)
     r.add_argument("--real-repeats", type=int, default=2, help="times each real training photo appears per epoch")
+    r.add_argument("--real-turned", action="store_true", help="every second repeat of the real photos turned half a turn")
+    r.add_argument("--table-scenes", type=int, default=0,
+                   help="rendered table recordings to add (vision_models.table_scenes; 16 images each), with its validation seeds")
     r.add_argument("--seed", type=int, default=1, help="scene seed: 0 made the CPU runs' scenes")
     r.add_argument("--hours", type=float, default=0.1)
+    r.add_argument("--total-seconds", type=int, default=0,
+                   help="instead of --hours: the whole run's wall time, rendering included (training gets the rest less a minute)")
     r.add_argument("--epochs", type=int, default=0, help="fixed epochs instead of --hours")
     r.add_argument("--lr0", type=float, default=0.001)
     r.add_argument("--warmup", type=float, default=0.5)

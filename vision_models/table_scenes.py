@@ -86,13 +86,17 @@ def sampled_frames(seed: int, count: int, rng: random.Random) -> list:
     return [(n, frames[n]) for n in sorted(rng.sample(range(len(frames)), min(count, len(frames))))]
 
 
-def render_scene(job: tuple[int, str]) -> int:
-    """Renders one seeded recording and writes its sampled frames and windows; returns images written."""
+def render_scene(job: tuple) -> int:
+    """Renders one seeded recording and writes its sampled frames and windows under ``root/split``
+    (``TABLE_DIR`` unless the job names another root); returns images written."""
     import cv2
 
-    seed, split = job
+    seed, split, *rest = job
+    root = Path(rest[0]) if rest else TABLE_DIR
     rng = random.Random(seed * 13 + 7)
-    images, labels = TABLE_DIR / split / "images", TABLE_DIR / split / "labels"
+    images, labels = root / split / "images", root / split / "labels"
+    images.mkdir(parents=True, exist_ok=True)
+    labels.mkdir(parents=True, exist_ok=True)
     written = 0
     for n, frame in sampled_frames(seed, FRAMES_PER_SCENE, rng):
         height, width = frame.image.shape[:2]
