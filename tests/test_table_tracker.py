@@ -86,6 +86,27 @@ def test_turning_a_card_down_keeps_its_face_and_turning_up_checks_it():
     assert not any(e.type == "question" for e in table.events)
 
 
+def test_a_card_turned_under_a_hand_keeps_its_face_though_its_back_is_read_a_little_aside():
+    """The Chosen demo's chip: shown (5H), hidden by the turning hand, then its back read 12 mm from the
+    index's estimate of the centre (just beyond where a card unseen for a moment is looked for) while
+    a weak second back reading flickers beside it. It is the 5H turned, not a new card and a question."""
+    table = Table(remove_after_seconds=2.0)
+    table.frames(1.0, [("5H", (50, 50))])
+    table.frames(0.3, occluded=True)
+    table.frames(0.1, [("BACK", (57.5, 60.0), 0.7), ("BACK", (40, 52), 0.45)])
+    table.frames(1.5, [("BACK", (51, 56), 0.9)])
+    assert table.types() == [("placed", "5H", "left"), ("turned", "BACK", "left")]
+    assert table.events[-1].face == "5H" and len(table.tracker.tracks) == 1
+
+
+def test_a_back_read_beside_a_card_still_read_as_itself_is_a_question():
+    table = Table(remove_after_seconds=2.0)
+    table.frames(1.0, [("5H", (50, 50))])
+    table.frames(1.5, [("5H", (50, 50)), ("BACK", (58, 50))])
+    assert [(e.type, e.details.get("kind")) for e in table.events[1:]] == [("question", "overlap")]
+    assert [(t.code, t.face) for t in table.tracker.cards] == [("5H", None)]
+
+
 def test_a_different_face_turning_up_is_questioned():
     table = Table()
     table.frames(1.0, [("QS", (50, 50))]).frames(1.5, [("BACK", (50, 50))]).frames(1.5, [("QH", (50, 50))])

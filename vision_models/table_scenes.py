@@ -169,14 +169,13 @@ def build_crops(scenes: int, jobs: int = 2) -> dict:
 def build(scenes: int, original_share: float = 0.75, jobs: int = 2, seed: int = 0) -> dict:
     """Renders the table images and writes ``data.yaml`` (table + original training images)."""
     marker = TABLE_DIR / "done.json"
-    if marker.exists() and json.loads(marker.read_text()).get("scenes") == scenes:
-        return json.loads(marker.read_text())
-    for split in ("train", "val"):
-        for kind in ("images", "labels"):
-            (TABLE_DIR / split / kind).mkdir(parents=True, exist_ok=True)
-    work = [(FIRST_SEED + k, "train") for k in range(scenes)] + [(s, "val") for s in VAL_SEEDS]
-    with Pool(jobs) as pool:
-        written = pool.map(render_scene, work, chunksize=1)
+    rendered = json.loads(marker.read_text()) if marker.exists() else {}
+    if rendered.get("scenes") != scenes:
+        work = [(FIRST_SEED + k, "train") for k in range(scenes)] + [(s, "val") for s in VAL_SEEDS]
+        with Pool(jobs) as pool:
+            written = pool.map(render_scene, work, chunksize=1)
+        rendered = {"scenes": scenes, "val_images": sum(written[scenes:])}
+    # the mix is cheap to rewrite, so a new --original-share reuses the rendered images
     table_train = sorted(str(p) for p in (TABLE_DIR / "train" / "images").glob("*.jpg"))
     original = sorted(str(p) for p in (DATA_DIR / "detect" / "train" / "images").iterdir())
     sample = random.Random(seed).sample(original, min(len(original), round(original_share * len(table_train))))
@@ -186,8 +185,8 @@ def build(scenes: int, original_share: float = 0.75, jobs: int = 2, seed: int = 
         f"path: {TABLE_DIR}\ntrain: {TABLE_DIR / 'train.txt'}\nval: {real_val}\nnames:\n  0: index\n  1: back\n")
     (TABLE_DIR / "data_val_table.yaml").write_text(
         f"path: {TABLE_DIR}\ntrain: {TABLE_DIR / 'train.txt'}\nval: {TABLE_DIR / 'val' / 'images'}\nnames:\n  0: index\n  1: back\n")
-    summary = {"scenes": scenes, "table_train_images": len(table_train), "original_images": len(sample),
-               "val_images": sum(written[scenes:])}
+    summary = {**rendered, "table_train_images": len(table_train), "original_images": len(sample),
+               "original_share": original_share}
     marker.write_text(json.dumps(summary))
     return summary
 

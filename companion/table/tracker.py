@@ -205,6 +205,12 @@ class Tracker:
         # where a settled card lies, a second reading is that card misread (cards do not stack)
         occupant = self._settled_near(track.position, exclude=track)
         if occupant is not None and occupant.code != code:
+            read_as_itself = max((s.time for s in occupant.sightings if s.code == occupant.code), default=-math.inf)
+            if "BACK" in (code, occupant.code) and read_as_itself < track.first_seen:
+                # nothing has read the card that lay here as itself since this reading began: it is that
+                # card turned over, which its own track tells (keeping its face), not a second card
+                self._absorb(occupant, track)
+                return []
             return self._ask(track, time, "overlap", f"the card here reads as {occupant.code} and as {code}: "
                              "which is it?", {"guess": code, "settled": occupant.code}, zone)
         # a card that vanished from elsewhere and shows up here has moved
@@ -231,6 +237,12 @@ class Tracker:
             return self._ask(track, time, "nozone", f"{code} lies outside every zone of the mat", {"guess": code}, None)
         track.settled, track.code, track.zone = True, code, zone
         return [TableEvent("placed", code, zone, time, track.id, track.position)]
+
+    def _absorb(self, settled: Track, candidate: Track) -> None:
+        """The candidate's sightings become the settled card's: the same card, seen anew."""
+        self.tracks.remove(candidate)
+        settled.position, settled.last_seen, settled.velocity = candidate.position, candidate.last_seen, (0.0, 0.0)
+        settled.sightings.extend(candidate.sightings)
 
     def _settled_near(self, position: tuple[float, float], exclude: Track) -> Track | None:
         """The settled card lying where ``position`` is (closer than half the match distance), if any."""
