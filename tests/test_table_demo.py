@@ -32,11 +32,12 @@ def test_the_pipeline_reaches_each_demos_truth(game):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game", ["dungeon", "kingdoms"])
+@pytest.mark.parametrize("game", DEMO_GAMES)
 def test_the_neural_pipeline_reads_a_whole_demo_to_its_truth(game):
     """The real eyes on a whole recorded game (Dungeon: every commit, turn-up, reveal and the
-    doubling marker; Kingdoms: a full grid scored and a second round), to the same final state as
-    the truth; about 90 s each on two cores. The Chosen's is not read to its truth yet (docs/table.md)."""
+    doubling marker; Kingdoms: a full grid scored and a second round; The Chosen: chips shown and
+    turned down on both players' areas, the far one included, a chosen walked into the vault), to the
+    same final state as the truth; about 90 s each on two cores."""
     from companion.vision import WeightsMissingError
 
     try:

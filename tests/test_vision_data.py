@@ -227,11 +227,12 @@ def test_models_json_follows_the_contract():
 
 
 def test_the_one_reproduction_command_chains_steps_the_parsers_accept():
-    from vision_models import continue_detector, finetune_classifier, gpu_continue, reproduce, train
+    from vision_models import continue_detector, finetune_classifier, gpu_continue, reproduce, table_scenes, train
 
     parsers = {"vision_models.train": train.build_parser(), "vision_models.continue_detector": continue_detector.build_parser(),
                "vision_models.gpu_continue": gpu_continue.build_parser(),
-               "vision_models.finetune_classifier": finetune_classifier.build_parser()}
+               "vision_models.finetune_classifier": finetune_classifier.build_parser(),
+               "vision_models.table_scenes": table_scenes.build_parser()}
     runs, latest, classifier = {"detector_main", "classifier_main"}, None, None
     for module, *argv in reproduce.STEPS:
         args = parsers[module].parse_args(argv)
@@ -247,6 +248,8 @@ def test_the_one_reproduction_command_chains_steps_the_parsers_accept():
             assert Path(args.out).parent.as_posix() == "var/runs", "the GPU run lands where the export looks for runs"
             latest = Path(args.out).name
             runs.add(latest)
+        elif module == "vision_models.table_scenes":
+            assert not args.crops, "the classifier's crops are finetune_classifier's own step"
         elif module == "vision_models.finetune_classifier":
             assert args.source in runs and args.epochs > 0
             classifier = args.name

@@ -12,11 +12,11 @@ the closer look's size at a random place (416 px of the frame's own pixels, ``co
 Scenarios come from seeds far from those of the shipped demos (1), the tests (11-13) and
 ``vision_models.evaluate_table`` (21-23); cameras, frame sizes and deck styles vary per seed::
 
-    .venv/bin/python -m vision_models.table_scenes --scenes 48            # var/data/detect_table/
-    .venv/bin/python -m vision_models.continue_detector --from detector_gpu --name detector_table \\
-        --data var/data/detect_table/data.yaml --hours 0.5
+    .venv/bin/python -m vision_models.table_scenes --scenes 48 --original-share 2   # var/data/detect_table/
+    .venv/bin/python -m vision_models.continue_detector --from detector_gpu --name detector_table2 \\
+        --data var/data/detect_table/data.yaml --epochs 5 --lr0 0.0003
 
-``data.yaml`` trains on the table images together with a random 0.75 as many images of the
+``data.yaml`` trains on the table images together with a random ``--original-share`` as many images of the
 original training set (``var/data/detect``: synthetic scenes and real photos), so the detector
 keeps what it knew; it validates on the real validation photos (``data_val_table.yaml``: on
 held-out table scenes).
@@ -191,7 +191,7 @@ def build(scenes: int, original_share: float = 0.75, jobs: int = 2, seed: int = 
     return summary
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scenes", type=int, default=48, help="training recordings to render (8 frames each)")
     parser.add_argument("--original-share", type=float, default=0.75,
@@ -199,7 +199,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--crops", action="store_true",
                         help=f"write the classifier's table index crops instead ({CROP_DIR.relative_to(DATA_DIR.parent.parent)})")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
     if args.crops:
         print(json.dumps(build_crops(args.scenes, args.jobs)), flush=True)
     else:
