@@ -292,6 +292,29 @@ def test_the_gpu_run_repeats_real_photos_under_new_names_with_their_labels(tmp_p
         assert label.read_text().endswith(image.stem.split("_", 1)[1] + "\n") and image.read_bytes().startswith(b"image")
 
 
+def test_a_turned_repeat_turns_each_photo_and_its_boxes_half_a_turn(tmp_path):
+    import cv2
+
+    from vision_models import gpu_continue
+
+    real = tmp_path / "real"
+    for folder in ("images", "labels"):
+        (real / folder).mkdir(parents=True)
+    photo = np.zeros((40, 60, 3), np.uint8)
+    photo[2:10, 5:20] = 255                                   # a bright box near the top left
+    cv2.imwrite(str(real / "images" / "real_a.png"), photo)
+    (real / "labels" / "real_a.txt").write_text("1 0.208333 0.150000 0.250000 0.200000\n")
+    plain, turned = gpu_continue._repeated_real(real, tmp_path / "work", 2, turned=True)
+    [image] = list(turned.iterdir())
+    seen = cv2.imread(str(image))
+    assert np.array_equal(seen, cv2.rotate(photo, cv2.ROTATE_180))
+    cls, x, y, w, h = (image.parent.parent / "labels" / f"{image.stem}.txt").read_text().split()
+    assert cls == "1" and (float(w), float(h)) == (0.25, 0.2)
+    # the box now lies near the bottom right, where the bright pixels went
+    x1, y1 = round((float(x) - float(w) / 2) * 60), round((float(y) - float(h) / 2) * 40)
+    assert (x1, y1) == (40, 30) and seen[y1 + 1, x1 + 1].max() == 255 and seen[y1 - 2, x1 - 2].max() == 0
+
+
 def test_the_gpu_runs_results_reader_matches_ultralytics_own(tmp_path):
     pytest.importorskip("polars")
     trainer_module = pytest.importorskip("ultralytics.engine.trainer")

@@ -22,13 +22,13 @@ def test_frame_boxes_label_indices_of_face_up_cards_and_whole_backs():
 
 
 def test_a_rendered_scene_writes_images_with_matching_labels(tmp_path, monkeypatch):
-    monkeypatch.setattr(table_scenes, "TABLE_DIR", tmp_path)
+    monkeypatch.setattr(table_scenes, "TABLE_DIR", tmp_path / "not_here")
     monkeypatch.setattr(table_scenes, "FRAME_SIZES", ((480, 360),))
     monkeypatch.setattr(table_scenes, "WINDOW", 200)
     monkeypatch.setattr(table_scenes, "FRAMES_PER_SCENE", 3)
-    for kind in ("images", "labels"):
-        (tmp_path / "train" / kind).mkdir(parents=True)
-    assert table_scenes.render_scene((1001, "train")) == 6      # each frame: whole + one window
+    # a root named in the job (the GPU run renders into its own work folder) makes its own folders
+    assert table_scenes.render_scene((1001, "train", str(tmp_path))) == 6      # each frame: whole + one window
+    assert not (tmp_path / "not_here").exists()
     images = sorted(p.stem for p in (tmp_path / "train" / "images").glob("*.jpg"))
     labels = sorted(p.stem for p in (tmp_path / "train" / "labels").glob("*.txt"))
     assert images == labels and sum("window" in s for s in images) == 3

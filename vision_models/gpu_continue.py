@@ -24,7 +24,16 @@ is copied (stripped, 5 MB) to ``--out`` at once, so a run cut short still return
 ``finished.json`` naming the run it continued), so once it is copied back here it ships like any
 continuation (``python -m vision_models.train --skip-data --export-from detector_gpu``).
 
-The shipped detector's last step was this command on one H200 (16 cores), 42 epochs in 417 s of
+``--table-scenes N`` also renders N of the project's table recordings there (``vision_models.table_scenes``:
+the drawn deck on the mats, 16 images each, and the validation seeds), ``--real-turned`` makes every
+second repeat of the real photos a half-turned copy (a photo from the other side of the table), and
+``--total-seconds`` bounds the whole run, rendering included, for a machine lent for minutes. Session 5
+prepared ``--from detector_gpu --weights best`` with ``--photo-quality 70 --art-quality 85`` (40 MiB, so
+that it fits beside the 21 MiB working tree) and ``run --seed 2 --table-scenes 80 --real-turned
+--total-seconds 530``; no GPU was lent that session, and the table frames went into a CPU continuation
+instead (``continue_detector --data``).
+
+The session-3 step was this command on one H200 (16 cores), 42 epochs in 417 s of
 training after 40 s of rendering; ``--epochs 42`` replays it without the clock. Without a GPU the
 same step runs on the CPU, at roughly 30 minutes an epoch on two cores.
 """
