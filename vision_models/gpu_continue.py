@@ -163,16 +163,11 @@ def render_scenes(deck_dirs: list[Path], out_dir: Path, scenes: int, seed: int, 
 def render_table_scenes(work: Path, scenes: int, processes: int) -> tuple[Path, Path]:
     """Frames of rendered table recordings (``vision_models.table_scenes``: the project's own drawn deck on
     its mats, hands, far-edge cards): ``scenes`` training recordings and the validation seeds."""
-    from multiprocessing import get_context
-
     from vision_models import table_scenes
 
     root = work / "table"
-    jobs = [(table_scenes.FIRST_SEED + k, "train", str(root)) for k in range(scenes)]
-    jobs += [(seed, "val", str(root)) for seed in table_scenes.VAL_SEEDS]
-    with get_context("spawn").Pool(processes) as pool:
-        written = sum(pool.map(table_scenes.render_scene, jobs, chunksize=1))
-    print(f"[gpu] rendered {written} table images from {len(jobs)} recordings", flush=True)
+    written = sum(table_scenes.render_recordings(root, scenes, processes))
+    print(f"[gpu] rendered {written} table images from {scenes + len(table_scenes.VAL_SEEDS)} recordings", flush=True)
     return root / "train" / "images", root / "val" / "images"
 
 

@@ -166,15 +166,24 @@ def build_crops(scenes: int, jobs: int = 2) -> dict:
     return summary
 
 
+def render_recordings(root: Path, scenes: int, processes: int) -> tuple[int, int]:
+    """Renders ``scenes`` training recordings and the validation seeds into ``root/{train,val}``;
+    (training images, validation images) written. Spawned workers: a caller may hold torch already."""
+    from multiprocessing import get_context
+
+    work = [(FIRST_SEED + k, "train", str(root)) for k in range(scenes)] + [(s, "val", str(root)) for s in VAL_SEEDS]
+    with get_context("spawn").Pool(processes) as pool:
+        written = pool.map(render_scene, work, chunksize=1)
+    return sum(written[:scenes]), sum(written[scenes:])
+
+
 def build(scenes: int, original_share: float = 0.75, jobs: int = 2, seed: int = 0) -> dict:
     """Renders the table images and writes ``data.yaml`` (table + original training images)."""
     marker = TABLE_DIR / "done.json"
     rendered = json.loads(marker.read_text()) if marker.exists() else {}
     if rendered.get("scenes") != scenes:
-        work = [(FIRST_SEED + k, "train") for k in range(scenes)] + [(s, "val") for s in VAL_SEEDS]
-        with Pool(jobs) as pool:
-            written = pool.map(render_scene, work, chunksize=1)
-        rendered = {"scenes": scenes, "val_images": sum(written[scenes:])}
+        _, val_images = render_recordings(TABLE_DIR, scenes, jobs)
+        rendered = {"scenes": scenes, "val_images": val_images}
     # the mix is cheap to rewrite, so a new --original-share reuses the rendered images
     table_train = sorted(str(p) for p in (TABLE_DIR / "train" / "images").glob("*.jpg"))
     original = sorted(str(p) for p in (DATA_DIR / "detect" / "train" / "images").iterdir())
