@@ -64,9 +64,6 @@ class LensCalibration:
             return pts.reshape(-1, 2)
         return cv2.undistortPoints(pts, self.camera_matrix, self.distortion, P=self.camera_matrix).reshape(-1, 2)
 
-    def undistort_image(self, frame: np.ndarray) -> np.ndarray:
-        return cv2.undistort(frame, self.camera_matrix, self.distortion)
-
     def to_json(self) -> dict:
         return {"camera": self.camera, "image_size": list(self.image_size), "rms_error_px": round(self.error, 4),
                 "camera_matrix": self.camera_matrix.tolist(), "distortion": self.distortion.reshape(-1).tolist()}

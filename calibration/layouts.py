@@ -134,9 +134,6 @@ class Layout:
         x, y = (float(v) for v in point)
         return -margin <= x <= self.width + margin and -margin <= y <= self.height + margin
 
-    def to_dict(self) -> dict:
-        return dict(self.source)
-
 
 def _point_in_polygon(x: float, y: float, points) -> bool:
     inside = False

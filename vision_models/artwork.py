@@ -193,10 +193,6 @@ def render_procedural(style_seed: int, out_dir: Path = ARTWORK_DIR, force: bool 
     return deck_dir
 
 
-def load_deck(deck_dir: Path) -> dict:
-    return json.loads((deck_dir / "index_boxes.json").read_text())
-
-
 def available_decks(out_dir: Path = ARTWORK_DIR) -> list[Path]:
     return sorted(p.parent for p in out_dir.glob("*/index_boxes.json"))
 

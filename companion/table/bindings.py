@@ -206,11 +206,6 @@ class DungeonBinding(Binding):
     def _maybe_resolve(self, outcome: Outcome) -> None:
         if self.state.phase not in ("prize", "fight"):
             return
-        view = self.view()
-        encounter = view.get("encounter") or {}
-        waiting = encounter.get("waiting_for") or encounter.get("waiting")
-        if waiting:
-            return
         try:
             state = self.engine.apply(self.state, {"type": "resolve"})
         except GameError:

@@ -70,9 +70,6 @@ class Detections:
                    tuple(c for p in parts for c in p.codes), np.concatenate([p.centers for p in parts]),
                    np.concatenate([p.other_centers for p in parts]))
 
-    def with_confidence_at_least(self, threshold: float) -> "Detections":
-        return self[self.confidences >= threshold]
-
     def to_json(self) -> list[dict]:
         return [
             {"code": code, "confidence": round(float(conf), 4), "box": [round(float(v), 1) for v in box]}

@@ -50,8 +50,3 @@ def deck_for(decks: int) -> tuple[str, ...]:
 def composition(decks: int) -> Counter:
     """A fresh (mutable) count of each card in ``decks`` decks."""
     return Counter(deck_for(decks))
-
-
-def is_safe_chip(code: str) -> bool:
-    """A chip is radiated when its face is radiation; medicine and chosen faces are safe water."""
-    return role(code) != RADIATION

@@ -159,9 +159,6 @@ class Seating:
                 return name
         return None
 
-    def suits_of(self, name: str) -> tuple[Suit, ...]:
-        return dict(self.players)[name]
-
     @property
     def default_decks(self) -> int:
         """2 players: 2 decks (two small jokers), 3 players: 3 (three tens each), 4 players: 2."""
