@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from calibration.layouts import Layout
-from calibration.mats import aruco_dictionary
+from calibration.markers import aruco_dictionary, charuco_board
 
 
 class CalibrationError(ValueError):
@@ -84,13 +84,6 @@ class LensCalibration:
         except (ValueError, KeyError, TypeError) as error:
             raise CalibrationError(f"{path} is not a lens calibration ({error})") from None
         return cls(matrix, distortion, size, float(data.get("rms_error_px", 0.0)), str(data.get("camera", "")))
-
-
-def charuco_board(squares_x: int = 7, squares_y: int = 5, square_mm: float = 30.0, marker_mm: float = 22.0,
-                  dictionary: str = "DICT_5X5_100"):
-    # ids from 50 up, so the board never collides with the mats' markers (0-49)
-    ids = np.arange(50, 50 + (squares_x * squares_y) // 2, dtype=np.int32)
-    return cv2.aruco.CharucoBoard((squares_x, squares_y), square_mm, marker_mm, aruco_dictionary(dictionary), ids)
 
 
 def calibrate_lens(frames, board=None, camera: str = "", min_views: int = 4) -> LensCalibration:

@@ -14,24 +14,13 @@ import cv2
 import numpy as np
 
 from calibration.layouts import Layout
+from calibration.markers import charuco_board, marker_image
 
 PAPER_MM = {"A4": (210.0, 297.0), "A3": (297.0, 420.0)}
 PAPERS = ("A4", "A3", "A4-tiled", "A3-tiled")
 PRINT_MARGIN_MM = 8.0
 TILE_OVERLAP_MM = 10.0
 MM = 72.0 / 25.4  # PDF points per millimetre
-
-
-def aruco_dictionary(name: str):
-    try:
-        return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
-    except AttributeError:
-        raise ValueError(f"unknown ArUco dictionary {name!r} (e.g. DICT_5X5_100)") from None
-
-
-def marker_image(dictionary: str, marker_id: int, pixels: int) -> np.ndarray:
-    """One marker as a grayscale image drawn by OpenCV, black border included."""
-    return cv2.aruco.generateImageMarker(aruco_dictionary(dictionary), int(marker_id), int(pixels))
 
 
 # ---------------------------------------------------------------- raster (for screens and synthetic tables)
@@ -215,12 +204,10 @@ def _draw_page(pdf, layout: Layout, page, ox: float, oy: float, markers) -> None
 
 def write_charuco_pdf(path: "str | pathlib.Path", paper: str = "A4", squares=(7, 5), square_mm: float = 30.0,
                       marker_mm: float = 22.0) -> tuple[float, float]:
-    """The ChArUco board of :func:`calibration.homography.charuco_board` at true scale on one sheet."""
+    """The ChArUco board of :func:`calibration.markers.charuco_board` at true scale on one sheet."""
     from PIL import Image
     from reportlab.lib.utils import ImageReader
     from reportlab.pdfgen import canvas
-
-    from calibration.homography import charuco_board
 
     if paper not in PAPERS:
         raise ValueError(f"unknown paper {paper!r}: choose one of {', '.join(PAPERS)}")

@@ -13,10 +13,9 @@ import sys
 
 import companion
 import companion.commands
+from companion.commands import CommandError
 
-
-class CommandError(Exception):
-    """A user-facing failure: printed as one clear line, exit status 2."""
+__all__ = ["CommandError", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:

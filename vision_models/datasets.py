@@ -60,6 +60,20 @@ def _link(source: Path, target: Path) -> None:
         target.write_bytes(source.read_bytes())
 
 
+def link_original(out: Path) -> None:
+    """Links the classifier's original training crops in beside new ones; validation is the original's."""
+    source = DATA_DIR / "classify"
+    for folder in sorted((source / "train").iterdir()):
+        target = out / "train" / folder.name
+        target.mkdir(parents=True, exist_ok=True)
+        for crop in folder.iterdir():
+            link = target / crop.name
+            if not link.exists():
+                os.symlink(crop.resolve(), link)
+    if not (out / "val").exists():
+        os.symlink((source / "val").resolve(), out / "val")
+
+
 def build_detect(seed: int, scenes: int, val_scenes: int, out: Path = DATA_DIR / "detect", real: bool = True) -> Path:
     deck_dirs = artwork.available_decks()
     if not deck_dirs:

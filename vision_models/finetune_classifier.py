@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from pathlib import Path
 
 import numpy as np
 
-from vision_models.datasets import CLASSIFIER_CLASSES, DATA_DIR, box_iou, class_folder, is_real_val
+from vision_models.datasets import CLASSIFIER_CLASSES, DATA_DIR, box_iou, class_folder, is_real_val, link_original
 from vision_models.train import CLASSIFIER_IMGSZ, RUNS, _epochs_done, _run_dir, continuation_weights
 
 HARD_DIR = DATA_DIR / "classify_hard"
@@ -77,20 +76,6 @@ def mine(out: Path = HARD_DIR, weights: str | None = None) -> dict:
     link_original(out)
     marker.write_text(json.dumps(counts))
     return counts
-
-
-def link_original(out: Path) -> None:
-    """Links the classifier's original training crops in beside new ones; validation is the original's."""
-    source = DATA_DIR / "classify"
-    for folder in sorted((source / "train").iterdir()):
-        target = out / "train" / folder.name
-        target.mkdir(parents=True, exist_ok=True)
-        for crop in folder.iterdir():
-            link = target / crop.name
-            if not link.exists():
-                os.symlink(crop.resolve(), link)
-    if not (out / "val").exists():
-        os.symlink((source / "val").resolve(), out / "val")
 
 
 def build_parser() -> argparse.ArgumentParser:

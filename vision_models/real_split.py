@@ -1,4 +1,6 @@
-"""The fixed held-out split of the real photos (cardcounterml), shared by training and evaluation.
+"""The real photos (cardcounterml) for training: their names, labels and the fixed held-out split.
+
+The split's rule is :mod:`companion.vision.holdout` (the runtime's evaluation owns it; training imports it).
 
 Roboflow exports every source photo several times (``<stem>_jpg.rf.<hash>.jpg``, one per
 augmentation), so the split is decided by the source photo's stem: all copies of one photo fall on
@@ -6,8 +8,12 @@ the same side, and the held-out F1 is never measured on a near-duplicate of a tr
 """
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
+
+from companion.vision.holdout import is_holdout, source_stem  # the rule itself belongs to the runtime
+
+__all__ = ["REAL_DATASET", "REAL_NAMES", "REAL_CODES", "is_holdout", "source_stem", "real_images", "split",
+           "read_labels", "label_path_for"]
 
 # ../shared beside the checkout, as on every developer machine and in CI.
 REAL_DATASET = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "cardcounterml"
@@ -21,21 +27,6 @@ REAL_NAMES: tuple[str, ...] = (
 )
 _REAL_TO_CODE = {"RED JOKER": "BJ", "BLACK JOKER": "SJ"}
 REAL_CODES: tuple[str, ...] = tuple(_REAL_TO_CODE.get(name, name) for name in REAL_NAMES)
-
-
-def source_stem(image_filename: str) -> str:
-    """The source photo a Roboflow export came from: the name before the first ``_jpg``."""
-    name = Path(image_filename).name
-    stem = name.split("_jpg", 1)[0]
-    if stem == name:  # not a Roboflow name: fall back to the plain stem
-        stem = Path(name).stem
-    return stem
-
-
-def is_holdout(image_filename: str) -> bool:
-    """True for the ~25 % of source photos kept out of training; the headline F1 is measured on them."""
-    digest = hashlib.sha1(source_stem(image_filename).encode()).hexdigest()
-    return int(digest, 16) % 4 == 0
 
 
 def real_images(dataset: Path = REAL_DATASET) -> list[Path]:

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision_models.datasets import DATA_DIR
+from vision_models.datasets import DATA_DIR, link_original
 from vision_models.synth import BACK_CLASS, INDEX_CLASS
 
 TABLE_DIR = DATA_DIR / "detect_table"
@@ -153,8 +153,6 @@ def render_crops(seed: int) -> int:
 
 def build_crops(scenes: int, jobs: int = 2) -> dict:
     """Table index crops beside links to the classifier's original training crops (validation: the original's)."""
-    from vision_models.finetune_classifier import link_original
-
     marker = CROP_DIR / "done.json"
     if marker.exists() and json.loads(marker.read_text()).get("scenes") == scenes:
         return json.loads(marker.read_text())

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from companion.cli import CommandError
+from companion.commands import CommandError
 
 
 def add_replay_parser(commands, *, help: str, description: str, referee_help: str,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from companion.cli import CommandError
+from companion.commands import CommandError
 from companion.games import GAMES
 
 

@@ -8,7 +8,7 @@ import shutil
 import socket
 import subprocess
 
-from companion.cli import CommandError
+from companion.commands import CommandError
 
 # Each open phone holds one server-sent-events stream, i.e. one server thread, while it watches.
 SERVER_THREADS = 64  # = web_ui.server.DEFAULT_THREADS; kept here so --help stays cheap

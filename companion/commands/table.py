@@ -15,7 +15,7 @@ import json
 import pathlib
 import sys
 
-from companion.cli import CommandError
+from companion.commands import CommandError
 from companion.games import GAMES
 
 

@@ -22,7 +22,6 @@ What counts (the rules, so the figures can be argued with):
 """
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 import statistics
@@ -36,6 +35,7 @@ import numpy as np
 from companion.cards import Card, InvalidCardError
 from companion.vision.detections import Detections
 from companion.vision.frames import load_image
+from companion.vision.holdout import is_holdout
 
 GT_PAIR_SPAN = 6.5
 MATCH_RADIUS = 3.0
@@ -44,22 +44,8 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 NAME_ALIASES = {"RED JOKER": "BJ", "BLACK JOKER": "SJ", "BIG JOKER": "BJ", "SMALL JOKER": "SJ", "JOKER": "BJ"}
 
 
-def holdout_rule(image_filename: str) -> bool:
-    """The held-out split of the contract: by source photo (the stem before the first ``_jpg``)."""
-    name = Path(image_filename).name
-    stem = name.split("_jpg", 1)[0]
-    if stem == name:  # not a Roboflow export name: the plain file stem
-        stem = Path(name).stem
-    return int(hashlib.sha1(stem.encode()).hexdigest(), 16) % 4 == 0
-
-
-def is_holdout(image_filename: str) -> bool:
-    """``vision_models.real_split.is_holdout`` when installed (the training side owns the split), else the same rule."""
-    try:
-        from vision_models.real_split import is_holdout as shared_rule
-    except ImportError:
-        return holdout_rule(image_filename)
-    return bool(shared_rule(Path(image_filename).name))
+# The split's one rule lives in companion.vision.holdout; ``holdout_rule`` is its older name here.
+holdout_rule = is_holdout
 
 
 def code_for_name(name: str) -> str:

@@ -20,7 +20,9 @@ from companion.games.base import IllegalEvent, InvalidSetup
 from companion.games.dungeon import rules
 from companion.games.dungeon.rules import (GUILD_CARDS, GUILD_NAMES, MERCENARY, PLAY_DECK, SCROLL, TRAP, TREASURE,
                                            Options, kind, level, options_dict, parse_options, pretty, suit)
+from companion.games.dungeon.queries import enemy_power, still_to_commit
 from companion.games.dungeon.state import DungeonState, freeze, thaw
+from companion.games.dungeon.view import view as _view
 
 PHASES = ("guilds", "redeal_four", "reveal", "friend", "prize", "fight", "trap", "over")
 
@@ -569,25 +571,6 @@ def _enemy_power(g: _Game) -> tuple[int, str]:
     return enemy_power(g.enc, g.o.friend_multiplied, [p["name"] for p in g.players])
 
 
-def enemy_power(enc: Mapping, friend_multiplied: bool, names: list[str]) -> tuple[int, str]:
-    """The enemy side's power in a fight and how it is made up (for the table to read)."""
-    parts, total = [], 0
-    if enc["kind"] == MERCENARY and not enc["primary_destroyed"]:
-        power = level(enc["card"]) * enc["multiplier"]
-        total += power
-        parts.append(f"{pretty(enc['card'])} {level(enc['card'])}" +
-                     (f" × {enc['multiplier']} by the {pretty(enc['multiplied_by'])} marker" if enc["multiplied_by"] else ""))
-    for friend in enc["friends"]:
-        factor = enc["multiplier"] if friend_multiplied else 1
-        total += level(friend) * factor
-        parts.append(f"friend {pretty(friend)} {level(friend)}" + (f" × {factor}" if factor > 1 else ""))
-    for c in enc["commits"]:
-        if c["side"] == "enemy":
-            total += level(c["card"])
-            parts.append(f"{names[c['player']]}'s switched {pretty(c['card'])} {level(c['card'])}")
-    return total, " + ".join(parts) if parts else "no enemy left"
-
-
 def _trap_call(g: _Game, e: Mapping) -> None:
     call = e.get("call")
     if call not in ("odd", "even"):
@@ -962,16 +945,6 @@ def _resolve(g: _Game, e: Mapping) -> None:
         _resolve_fight(g)
 
 
-def still_to_commit(phase: str, enc: Mapping, players: Sequence[Mapping]) -> list[int]:
-    """Seats that still have to commit (or pass) before the encounter can be resolved."""
-    active = [i for i, player in enumerate(players) if not player["out"]]
-    if phase == "prize":
-        return [q for q in enc["contenders"] if [q, enc["round"]] not in enc["entered"]]
-    if phase == "fight":
-        return [q for q in active if q not in enc["passed"] and [q, 1] not in enc["entered"]]
-    return []
-
-
 def _committed(g: _Game, p: int, side: str = "players") -> list[str]:
     return [c["card"] for c in g.enc["commits"] if c["player"] == p and c["side"] == side and c["card"]]
 
@@ -1268,13 +1241,11 @@ class DungeonEngine:
         return DungeonState.frozen(game.w)
 
     def view(self, state: DungeonState) -> dict:
-        from companion.games.dungeon.view import view
-        return view(state)
+        return _view(state)
 
     def referee_view(self, state: DungeonState) -> dict:
         """The view plus what the companion knows of each secret hand: never shown to players."""
-        from companion.games.dungeon.view import view
-        return view(state, referee=True)
+        return _view(state, referee=True)
 
 
 def _player_names(raw: Any) -> list[str]:

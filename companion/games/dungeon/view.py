@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from companion.games.dungeon import rules
+from companion.games.dungeon.queries import enemy_power, still_to_commit
 from companion.games.dungeon.rules import GUILD_NAMES, MERCENARY, kind, level, pretty
 from companion.games.dungeon.state import DungeonState, thaw
 
@@ -15,8 +16,6 @@ def _marker(state: DungeonState) -> dict | None:
 
 
 def _battlefield(state: DungeonState) -> dict | None:
-    from companion.games.dungeon.engine import enemy_power, still_to_commit
-
     enc = thaw(state.encounter) if state.encounter is not None else None
     if enc is None:
         return None

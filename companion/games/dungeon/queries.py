@@ -1,0 +1,35 @@
+"""Questions about a Guilds and Dungeon encounter that the rules, the view and the engine all ask."""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from companion.games.dungeon.rules import MERCENARY, level, pretty
+
+
+def enemy_power(enc: Mapping, friend_multiplied: bool, names: list[str]) -> tuple[int, str]:
+    """The enemy side's power in a fight and how it is made up (for the table to read)."""
+    parts, total = [], 0
+    if enc["kind"] == MERCENARY and not enc["primary_destroyed"]:
+        power = level(enc["card"]) * enc["multiplier"]
+        total += power
+        parts.append(f"{pretty(enc['card'])} {level(enc['card'])}" +
+                     (f" × {enc['multiplier']} by the {pretty(enc['multiplied_by'])} marker" if enc["multiplied_by"] else ""))
+    for friend in enc["friends"]:
+        factor = enc["multiplier"] if friend_multiplied else 1
+        total += level(friend) * factor
+        parts.append(f"friend {pretty(friend)} {level(friend)}" + (f" × {factor}" if factor > 1 else ""))
+    for c in enc["commits"]:
+        if c["side"] == "enemy":
+            total += level(c["card"])
+            parts.append(f"{names[c['player']]}'s switched {pretty(c['card'])} {level(c['card'])}")
+    return total, " + ".join(parts) if parts else "no enemy left"
+
+
+def still_to_commit(phase: str, enc: Mapping, players: Sequence[Mapping]) -> list[int]:
+    """Seats that still have to commit (or pass) before the encounter can be resolved."""
+    active = [i for i, player in enumerate(players) if not player["out"]]
+    if phase == "prize":
+        return [q for q in enc["contenders"] if [q, enc["round"]] not in enc["entered"]]
+    if phase == "fight":
+        return [q for q in active if q not in enc["passed"] and [q, 1] not in enc["entered"]]
+    return []
