@@ -112,6 +112,7 @@ def _detector(args):
 def run_command(args) -> int:
     from calibration.homography import LensCalibration
     from calibration.layouts import load_layout
+    from companion.table.bindings import BINDINGS
     from companion.table.pipeline import build_pipeline
     from companion.table.sources import open_source
     from companion.table.tracker import TrackerConfig
@@ -125,11 +126,8 @@ def run_command(args) -> int:
     source = open_source(args.source, args.fps)
     detector = _detector(args)
     tracker = None
-    if args.settle is not None or args.game == "kingdoms":
-        copies = 2 if args.game == "kingdoms" else 1
-        if args.game == "kingdoms":
-            copies = int((setup.get("options") or {}).get("decks", 3 if len(setup.get("players", [])) == 3 else 2))
-        tracker = TrackerConfig(settle_seconds=args.settle or TrackerConfig.settle_seconds, copies=copies)
+    if args.settle is not None:
+        tracker = TrackerConfig(settle_seconds=args.settle, copies=BINDINGS[args.game].card_copies(setup))
     pipeline = build_pipeline(args.game, detector, setup, setup_events, mat=args.mat, layout=layout, tracker=tracker,
                               lens=lens, refresh_seconds=args.refresh)
 

@@ -20,11 +20,11 @@ import cv2
 import numpy as np
 
 from calibration.homography import LensCalibration, MatLocator
-from calibration.layouts import CARD_MM, INDEX_MM, Layout, layout_for
-from companion.table.bindings import Binding, KingdomsBinding, Outcome, binding_for
+from calibration.layouts import INDEX_MM, Layout, layout_for
+from companion.table.bindings import BINDINGS, Binding, Outcome, binding_for
 from companion.table.events import Observation, TableEvent
 from companion.table.tracker import Tracker, TrackerConfig
-from companion.vision.detections import Detections
+from companion.vision.detections import Detections, ScaleAwareDetector
 
 Detector = Callable[[np.ndarray], Detections]
 MAT_MODES = ("auto", "none", "required")
@@ -42,6 +42,9 @@ class PipelineConfig:
     refresh_seconds: float = 3.0            # re-find the mat this often (a bumped camera recovers)
     occluder_fraction: float = 0.008        # largest skin-coloured blob (share of the frame) that means "a hand"
     match_fraction: float = 0.55            # without a mat: match distance as a share of the card width (pixels)
+    match_retune: float = 0.2               # without a mat: re-gate matching when the card size moved this share
+    detector_rescale: float = 0.1           # tell the detector a new index size when it moved this share
+    flush_step_seconds: float = 0.1         # the empty-handed frames ``run(flush_seconds=...)`` adds
 
     def __post_init__(self) -> None:
         if self.mat not in MAT_MODES:
@@ -132,8 +135,7 @@ class TablePipeline:
         self.detector = detector
         self.config = config or PipelineConfig()
         self.game = binding.game
-        needs_mat = self.game != "kingdoms"
-        if needs_mat and self.config.mat == "none":
+        if binding.needs_mat and self.config.mat == "none":
             raise PipelineError(f"{self.game} needs its mat: zones come from the mat's markers (print one with 'companion mat')")
         self.layout = layout
         if self.layout is None and self.config.mat != "none":
@@ -141,7 +143,7 @@ class TablePipeline:
         self.locator = MatLocator(self.layout, self.config.refresh_seconds, lens) \
             if self.layout is not None and self.config.mat != "none" else None
         self.units: str | None = None if self.locator else "px"   # "mm" on a mat, "px" without
-        zone_of = binding.zones(self.layout) if needs_mat else binding.zones()
+        zone_of = binding.zones(self.layout if binding.needs_mat else None)
         self.tracker = Tracker(zone_of, self.config.tracker)
         self.frames = 0
         self.started_at: float | None = None
@@ -156,12 +158,12 @@ class TablePipeline:
             return
         if self.locator is not None and self.locator.ready:
             self.units = "mm"
-            if isinstance(self.binding, KingdomsBinding) and self.binding.grid.spacing is None:
-                self.binding.grid.spacing = (CARD_MM[0] + 5.0, CARD_MM[1] + 5.0)
-        elif self.game == "kingdoms" and self.config.mat == "auto" and time - self.started_at >= self.config.mat_search_seconds:
+            self.binding.on_mat_found()
+        elif not self.binding.needs_mat and self.config.mat == "auto" and \
+                time - self.started_at >= self.config.mat_search_seconds:
             self.units = "px"
             self.locator = None
-            self.notices.append("no mat found: the Kingdoms grid is inferred from the cards in camera pixels")
+            self.notices.append(self.binding.without_mat_notice)
 
     def observations(self, detections: Detections, frame: np.ndarray | None = None) -> list[Observation]:
         if not len(detections):
@@ -210,16 +212,15 @@ class TablePipeline:
 
     def _detector_for_the_mat(self) -> Detector:
         """On a mat the index size in pixels is known from its scale: a detector that can use it
-        (``expecting_index_px``) is told, so a whole-table view gets its closer look even when the
+        (a :class:`ScaleAwareDetector`) is told, so a whole-table view gets its closer look even when the
         whole-frame pass finds nothing."""
-        expecting = getattr(self.detector, "expecting_index_px", None)
-        if expecting is None or self.units != "mm":
+        if not isinstance(self.detector, ScaleAwareDetector) or self.units != "mm":
             return self.detector
         centre = self.locator.to_image(np.array([[self.layout.width / 2, self.layout.height / 2]], np.float32))[0]
         index_px = INDEX_MM / self.locator.mm_per_pixel((float(centre[0]), float(centre[1])))
         current = self._detector_at_scale
-        if current is None or abs(current.index_px - index_px) > 0.1 * index_px:  # the camera moved
-            self._detector_at_scale = expecting(index_px)
+        if current is None or abs(current.index_px - index_px) > self.config.detector_rescale * index_px:  # the camera moved
+            self._detector_at_scale = self.detector.expecting_index_px(index_px)
         return self._detector_at_scale
 
     def _pixel_scale(self, detections: Detections) -> None:
@@ -230,10 +231,9 @@ class TablePipeline:
         if short <= 1:
             return
         gate = self.config.match_fraction * short
-        if abs(self.tracker.config.match_distance - gate) > 0.2 * gate:
+        if abs(self.tracker.config.match_distance - gate) > self.config.match_retune * gate:
             self.tracker.config = replace(self.tracker.config, match_distance=gate)
-        if isinstance(self.binding, KingdomsBinding) and self.binding.grid.spacing is None:
-            self.binding.grid.spacing = (short * 1.08, long * 1.06)
+        self.binding.on_card_size(short, long)
 
     def process(self, time: float, frame: np.ndarray) -> FrameResult:
         started = _time.perf_counter()
@@ -251,8 +251,7 @@ class TablePipeline:
         detections = self._detector_for_the_mat()(frame)
         observations = self.observations(detections, frame)
         table_events = self.tracker.update(time, observations, occluded)
-        if isinstance(self.binding, KingdomsBinding):
-            self.binding.grid.observe([t.position for t in self.tracker.tracks if t.settled or len(t.sightings) > 2])
+        self.binding.observe_tracks(self.tracker.tracks)
         outcomes = [self.binding.handle(event) for event in table_events]
         result = FrameResult(time, len(detections), table_events, outcomes, occluded, _time.perf_counter() - started)
         self.history.append(result)
@@ -268,7 +267,7 @@ class TablePipeline:
             if on_frame:
                 on_frame(result)
         if last_frame is not None and flush_seconds:
-            step = 0.1
+            step = self.config.flush_step_seconds
             for k in range(1, int(flush_seconds / step) + 1):
                 result = self.process(last_time + k * step, last_frame)
                 if on_frame:
@@ -294,12 +293,10 @@ def build_pipeline(game: str, detector: Detector, setup: dict, setup_events: lis
                    mat: str = "auto", layout: Layout | None = None, tracker: TrackerConfig | None = None,
                    lens: LensCalibration | None = None, refresh_seconds: float = 3.0) -> TablePipeline:
     """The usual assembly: a binding for the game, the shipped mat for its player count, default timers."""
-    copies = 2 if game == "kingdoms" else 1
-    if game == "kingdoms":
-        copies = int((setup.get("options") or {}).get("decks", 3 if len(setup.get("players", [])) == 3 else 2))
-    tracker = tracker or TrackerConfig(copies=copies)
-    extra = {"spacing": None} if game == "kingdoms" else {}
-    binding = binding_for(game, setup, setup_events, **extra)
+    if game not in BINDINGS:
+        raise ValueError(f"no table binding for {game!r}: choose one of {', '.join(BINDINGS)}")
+    tracker = tracker or TrackerConfig(copies=BINDINGS[game].card_copies(setup))
+    binding = binding_for(game, setup, setup_events)
     if layout is None and mat != "none":
         layout = layout_for(game, len(setup.get("players", [])) or None)
     config = PipelineConfig(tracker=tracker, mat=mat, refresh_seconds=refresh_seconds)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -75,3 +75,18 @@ class Detections:
             {"code": code, "confidence": round(float(conf), 4), "box": [round(float(v), 1) for v in box]}
             for code, conf, box in zip(self.codes, self.confidences, self.boxes)
         ]
+
+
+@runtime_checkable
+class ScaleAwareDetector(Protocol):
+    """A detector that can be told how large a card's corner index is in frame pixels.
+
+    A table pipeline on a mat knows it from the mat's scale; :class:`companion.vision.Detector` uses
+    it to choose its closer look (tiling) even when the whole-frame pass finds nothing.
+    """
+
+    index_px: float | None
+
+    def __call__(self, frame: np.ndarray) -> Detections: ...
+
+    def expecting_index_px(self, index_px: float) -> ScaleAwareDetector: ...

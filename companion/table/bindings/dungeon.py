@@ -1,0 +1,75 @@
+"""Guilds and Dungeon: a card landing on the battlefield is ``reveal`` (the encounter starts and the
+doubling counter follows in the engine); a card landing in a player's battlefield slot is that
+player's ``commit`` (face down: committed unseen); turning it up is ``turn_up``; once nothing is
+hidden and everybody committed the encounter is ``resolve``d.
+"""
+from __future__ import annotations
+
+from companion.games.base import GameError
+from companion.table.bindings.base import Binding, Outcome
+from companion.table.events import TableEvent
+from companion.table.zones import MatZones
+
+
+class DungeonBinding(Binding):
+    game = "dungeon"
+
+    def __init__(self, setup, setup_events=None) -> None:
+        super().__init__(setup, setup_events)
+        self.names = [p["name"] for p in self.view()["players"]]
+        self.commits: dict[int, str] = {}   # track → player name, for the current encounter
+        self.held_turn_ups: list[dict] = []  # seen before the last commit settled, in the order seen
+
+    def zones(self, layout) -> MatZones:
+        return MatZones(layout)
+
+    def _still_to_commit(self) -> list[str]:
+        return (self.view().get("battlefield") or {}).get("to_commit") or []
+
+    def _seat(self, zone: str | None) -> str | None:
+        if zone and zone.startswith("battlefield:P"):
+            seat = int(zone.split("P", 1)[1]) - 1
+            return self.names[seat] if 0 <= seat < len(self.names) else None
+        return None
+
+    def on_event(self, event: TableEvent, outcome: Outcome) -> None:
+        player = self._seat(event.zone)
+        phase = self.state.phase
+        if event.type in ("placed", "moved") and event.zone == "battlefield" and event.card != "BACK":
+            if phase in ("reveal", "friend"):
+                self.commits.clear()
+                self.held_turn_ups.clear()
+            # out of phase the engine refuses, and the refusal reaches the table as a question
+            self.try_apply({"type": "reveal", "card": event.card}, outcome)
+        elif event.type in ("placed", "moved") and player is not None:
+            commit = {"type": "commit", "player": player}
+            if event.card != "BACK":
+                commit["card"] = event.card
+            if self.try_apply(commit, outcome):
+                self.commits[event.track] = player
+        elif event.type == "turned" and event.card != "BACK" and event.track in self.commits:
+            turn_up = {"type": "turn_up", "player": self.commits[event.track], "card": event.card}
+            # All reveal at once (the rules): a card turned up while someone is still to commit means
+            # the camera has not yet settled that commit, so the turn-up waits for it.
+            if self._still_to_commit():
+                self.held_turn_ups.append(turn_up)
+            else:
+                self.try_apply(turn_up, outcome)
+        if self.held_turn_ups and not self._still_to_commit():
+            held, self.held_turn_ups = self.held_turn_ups, []
+            for turn_up in held:
+                self.try_apply(turn_up, outcome)
+        self._maybe_resolve(outcome)
+
+    def _maybe_resolve(self, outcome: Outcome) -> None:
+        if self.state.phase not in ("prize", "fight"):
+            return
+        try:
+            state = self.engine.apply(self.state, {"type": "resolve"})
+        except GameError:
+            return  # somebody still has to commit or turn up: the table will show it
+        self.state = state
+        self.events.append({"type": "resolve"})
+        outcome.engine_events.append({"type": "resolve"})
+        self.commits.clear()
+        self.held_turn_ups.clear()
