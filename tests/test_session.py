@@ -54,6 +54,24 @@ class GridEngine:
     def view(self, state):
         return {"game": "grid", "grid": [list(r) for r in state], "filled": sum(v is not None for r in state for v in r)}
 
+    # the rest of the Engine protocol: a grid has no options, no secrets and no rounds
+    option_help: dict = {}
+
+    def referee_view(self, state):
+        return self.view(state)
+
+    def option_defaults(self, players=3):
+        return {}
+
+    def audit(self, state):
+        return []
+
+    def awaiting(self, state):
+        return []
+
+    def round_complete(self, state):
+        return all(v is not None for r in state for v in r)
+
 
 def grid_registry(path, **kwargs):
     return TableRegistry(path, engines=lambda name: GridEngine(), games=("grid",), **kwargs)

@@ -106,23 +106,13 @@ def join_url(table: Table) -> str:
 
 
 # -- tables ---------------------------------------------------------------------------------------
-def _option_defaults(engine) -> dict:
-    """A game's rule options and their defaults, as its own view reports them for a plain table."""
-    for names in (["A", "B", "C"], ["A", "B"]):
-        try:
-            return dict(engine.view(engine.new_game({"players": names})).get("options") or {})
-        except (GameError, TypeError, ValueError):
-            continue
-    return {}
-
-
 @bp.get("/games")
 def games():
     """The games, each with its rule options (defaults) and, where the engine has it, what each means."""
     catalogue = []
     for name in registry().games:
         engine = registry().engines(name)
-        catalogue.append({"name": name, "options": _option_defaults(engine), "help": dict(getattr(engine, "option_help", {}) or {})})
+        catalogue.append({"name": name, "options": engine.option_defaults(), "help": dict(engine.option_help)})
     return jsonify(games=list(registry().games), catalogue=catalogue)
 
 

@@ -26,10 +26,20 @@ class UnknownOption(InvalidSetup):
     """A rule option name or value the engine does not know."""
 
 
+#: The catalogue of options is shown for a table of this many players: the size every game seats.
+CATALOGUE_PLAYERS = 3
+
+
 class Engine(Protocol):
-    """The interface the session, the table pipeline and the CLI rely on."""
+    """The interface the session, the table pipeline, the simulator, the web API and the CLI rely on.
+
+    Changes go through :meth:`apply` alone; everything else is a query that reads a state and never
+    changes it, so callers need not guess from view JSON or try an event to see if it is refused.
+    """
 
     name: str
+    #: What each rule option means, by name (shown beside the options on the phone).
+    option_help: Mapping[str, str]
 
     def new_game(self, setup: Mapping[str, Any]) -> Any:
         """The initial state from a JSON-like setup (players, options, seed); raises InvalidSetup."""
@@ -39,6 +49,21 @@ class Engine(Protocol):
 
     def view(self, state: Any) -> dict:
         """The whole public state as JSON-ready data, including the active rule options and the log."""
+
+    def referee_view(self, state: Any) -> dict:
+        """The view plus what only the referee may see (hidden hands and faces); never shown to players."""
+
+    def option_defaults(self, players: int = CATALOGUE_PLAYERS) -> dict:
+        """The rule options a table of ``players`` starts with when the setup names none."""
+
+    def audit(self, state: Any) -> list[str]:
+        """Bookkeeping problems (a card in two places, a negative hand): empty when the state is sound."""
+
+    def awaiting(self, state: Any) -> list[str]:
+        """The players whose move the game waits for now (empty when anyone may act, or nobody)."""
+
+    def round_complete(self, state: Any) -> bool:
+        """Whether the current round is complete and waits only to be closed (scored or resolved)."""
 
 
 def replay(engine: Engine, setup: Mapping[str, Any], events: Iterable[Mapping[str, Any]]) -> Any:

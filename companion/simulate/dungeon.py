@@ -97,9 +97,7 @@ def _public_hand(view: dict, seat: int) -> list[str]:
 
 def _table(state) -> dict:
     """The parts of ``ENGINE.view`` the bots read, without the log and history (they grow every turn)."""
-    from companion.games.dungeon.view import _battlefield
-
-    return {"phase": state.phase, "options": state.options, "battlefield": _battlefield(state),
+    return {"phase": state.phase, "options": state.options, "battlefield": ENGINE.battlefield(state),
             "players": [{"seat": i, "guild": p["guild"], "hand_known": p["known"], "out": p["out"]}
                         for i, p in enumerate(state.players)]}
 

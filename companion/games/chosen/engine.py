@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from companion.cards import InvalidCardError
-from companion.games.base import IllegalEvent, InvalidSetup
+from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup
 from companion.games.chosen.pieces import CHOSEN, MEDICINE, RADIATION, composition, deck_for, normalise, role
 from companion.games.chosen.rules import Options, options_dict, parse_options, rulings_view
 
@@ -221,6 +221,7 @@ class ChosenEngine:
 
     name = "chosen"
     EVENT_TYPES = ("chip", "send", "play", "end_turn", "reveal", "set_hand_size")
+    option_help: dict[str, str] = {}   # the view's rulings say what each option changes
 
     # --- setup --------------------------------------------------------------------------------
     def new_game(self, setup: Mapping[str, Any]) -> State:
@@ -632,6 +633,30 @@ class ChosenEngine:
         assert slots == sum(deck.values()), f"{slots} card slots for a {sum(deck.values())}-card deck"
         extra = known - deck
         assert not extra, f"more copies known than the deck has: {dict(extra)}"
+
+    # --- queries ------------------------------------------------------------------------------
+    def option_defaults(self, players: int = CATALOGUE_PLAYERS) -> dict:
+        return options_dict(parse_options(None))
+
+    def audit(self, state: State) -> list[str]:
+        """Conservation problems: empty when every card of the deck is in exactly one place."""
+        try:
+            self.check_conservation(state)
+        except AssertionError as problem:
+            return [str(problem)]
+        return []
+
+    def awaiting(self, state: State) -> list[str]:
+        """The owner of the chosen whose unseen chips the vault waits for, else the player whose turn it is."""
+        if state.phase == "over":
+            return []
+        if state.phase == "reveal":
+            return [state.names[state.pending[0].owner]]
+        return [state.names[state.turn.player]]
+
+    def round_complete(self, state: State) -> bool:
+        """The Chosen plays turn after turn: no round waits to be closed (a turn ends by ``end_turn``)."""
+        return False
 
 
 ENGINE = ChosenEngine()

@@ -16,12 +16,13 @@ from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from companion.cards import InvalidCardError
-from companion.games.base import IllegalEvent, InvalidSetup
+from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup
 from companion.games.dungeon import rules
 from companion.games.dungeon.rules import (GUILD_CARDS, GUILD_NAMES, MERCENARY, PLAY_DECK, SCROLL, TRAP, TREASURE,
                                            Options, kind, level, options_dict, parse_options, pretty, suit)
-from companion.games.dungeon.queries import enemy_power, still_to_commit
+from companion.games.dungeon.queries import encounter_ready, enemy_power, still_to_commit
 from companion.games.dungeon.state import DungeonState, freeze, thaw
+from companion.games.dungeon.view import battlefield as _battlefield
 from companion.games.dungeon.view import view as _view
 
 PHASES = ("guilds", "redeal_four", "reveal", "friend", "prize", "fight", "trap", "over")
@@ -1195,6 +1196,7 @@ class DungeonEngine:
     """The Guilds and Dungeon referee (see ``docs/dungeon.md``)."""
 
     name = "dungeon"
+    option_help: dict[str, str] = {}   # the view's rulings say what each option changes
 
     def new_game(self, setup: Mapping[str, Any]) -> DungeonState:
         if not isinstance(setup, Mapping):
@@ -1246,6 +1248,31 @@ class DungeonEngine:
     def referee_view(self, state: DungeonState) -> dict:
         """The view plus what the companion knows of each secret hand: never shown to players."""
         return _view(state, referee=True)
+
+    # --- queries ------------------------------------------------------------------------------
+    def option_defaults(self, players: int = CATALOGUE_PLAYERS) -> dict:
+        return options_dict(parse_options(None))
+
+    def audit(self, state: DungeonState) -> list[str]:
+        return audit(state)
+
+    def awaiting(self, state: DungeonState) -> list[str]:
+        """Choosing guilds: who has none yet; a contest or fight: who still commits or passes."""
+        names = [p["name"] for p in state.players]
+        if state.phase == "guilds":
+            return [p["name"] for p in state.players if p["guild"] is None and not p["out"]]
+        if state.phase in ("prize", "fight") and state.encounter is not None:
+            return [names[q] for q in still_to_commit(state.phase, thaw(state.encounter), state.players)]
+        return []
+
+    def round_complete(self, state: DungeonState) -> bool:
+        """The encounter can be resolved: everybody committed, every card is turned up, no open hand trap."""
+        enc = thaw(state.encounter) if state.encounter is not None else None
+        return encounter_ready(state.phase, enc, state.players)
+
+    def battlefield(self, state: DungeonState) -> dict | None:
+        """The view's ``battlefield`` alone (the simulator's bots read it every turn; the whole view grows)."""
+        return _battlefield(state)
 
 
 def _player_names(raw: Any) -> list[str]:

@@ -33,3 +33,13 @@ def still_to_commit(phase: str, enc: Mapping, players: Sequence[Mapping]) -> lis
     if phase == "fight":
         return [q for q in active if q not in enc["passed"] and [q, 1] not in enc["entered"]]
     return []
+
+
+def encounter_ready(phase: str, enc: Mapping | None, players: Sequence[Mapping]) -> bool:
+    """Whether ``resolve`` would be allowed: a contest or fight where everybody committed (or passed),
+    every committed card is turned up and no trap played from hand is still open."""
+    if phase not in ("prize", "fight") or enc is None:
+        return False
+    if enc.get("hand_trap") or any(c["card"] is None for c in enc["commits"]):
+        return False
+    return not still_to_commit(phase, enc, players)

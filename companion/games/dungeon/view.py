@@ -15,7 +15,7 @@ def _marker(state: DungeonState) -> dict | None:
             "text": f"The {pretty(state.marker)} marker waits: the next enemy's level is multiplied by {factor}."}
 
 
-def _battlefield(state: DungeonState) -> dict | None:
+def battlefield(state: DungeonState) -> dict | None:
     enc = thaw(state.encounter) if state.encounter is not None else None
     if enc is None:
         return None
@@ -79,7 +79,7 @@ def view(state: DungeonState, referee: bool = False) -> dict:
         "dungeon_order_known": state.dungeon is not None and len(state.dungeon) == state.dungeon_count,
         "dungeon_known_top": len(state.dungeon or []),  # how many top cards the referee knows (not which)
         "marker": _marker(state),
-        "battlefield": _battlefield(state),
+        "battlefield": battlefield(state),
         "exile": list(state.exile),
         "encounters": state.encounters,
         "unseen_count": len(state.unseen),

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from companion.cards import Card, Kind, Suit
-from companion.games.base import IllegalEvent, InvalidSetup
+from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup
 from companion.games.kingdoms.board import copies_problem
 from companion.games.kingdoms.grid import (CELLS_IN_GRID, Cell, bounding_box, describe_extent, dragon_reaching, extent,
                                            fits, fixed_orientation)
@@ -367,6 +367,28 @@ class KingdomsEngine:
             "winners": winners,
             "log": [json.loads(entry) for entry in state.log],
         }
+
+    # ----------------------------------------------------------------- queries
+    def referee_view(self, state: KingdomsState) -> dict[str, Any]:
+        """Kingdoms hides nothing (castles and tiles lie face up or are known): the view itself."""
+        return self.view(state)
+
+    def option_defaults(self, players: int = CATALOGUE_PLAYERS) -> dict[str, Any]:
+        return Options.defaults(players).to_json()
+
+    def audit(self, state: KingdomsState) -> list[str]:
+        """Kingdoms keeps no hidden cards to account for: the engine refuses any card a grid cannot hold."""
+        return []
+
+    def awaiting(self, state: KingdomsState) -> list[str]:
+        """The player to act, while the round's grid still has open cells."""
+        if state.finished or self.round_complete(state):
+            return []
+        return [state.seating.names[state.to_act]]
+
+    def round_complete(self, state: KingdomsState) -> bool:
+        """The grid is full and the round waits for ``score_round`` (``auto_score`` off)."""
+        return not state.finished and len(state.board) >= CELLS_IN_GRID
 
 
 # --------------------------------------------------------------------- helpers

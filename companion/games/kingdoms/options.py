@@ -6,7 +6,7 @@ from typing import Any, Mapping
 
 from companion.cards import Card
 from companion.games.base import UnknownOption
-from companion.games.kingdoms.pieces import Seating, parse_wizard
+from companion.games.kingdoms.pieces import Seating, decks_for, parse_wizard
 
 RULE_SETS = ("poker", "knizia")
 ORIENTATIONS = ("either", "wide", "tall")
@@ -75,6 +75,11 @@ class Options:
             raise UnknownOption(f"rounds must be a whole number from 1 to 10, got {rounds!r}")
         return cls(rules=rules, decks=decks, wizard=wizard_card.code if wizard_card else None,
                    orientation=orientation, territory_limit=territory_limit, rounds=rounds, **flags)
+
+    @classmethod
+    def defaults(cls, players: int) -> "Options":
+        """The options of a table of ``players`` whose setup names none."""
+        return cls(decks=decks_for(players))
 
     @property
     def wizard_card(self) -> Card | None:

@@ -82,6 +82,11 @@ TERRITORY_PILE: dict[str, int] = {
 }
 
 
+def decks_for(players: int) -> int:
+    """The decks a table of ``players`` mixes by default: 3 with three players (three tens each), else 2."""
+    return 3 if players == 3 else 2
+
+
 @dataclass(frozen=True)
 class Seating:
     """The players in seat order and the suits of their castles."""
@@ -162,7 +167,7 @@ class Seating:
     @property
     def default_decks(self) -> int:
         """2 players: 2 decks (two small jokers), 3 players: 3 (three tens each), 4 players: 2."""
-        return 3 if len(self.players) == 3 else 2
+        return decks_for(len(self.players))
 
     @property
     def castle_supply(self) -> tuple[int, int, int, int]:

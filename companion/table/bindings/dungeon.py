@@ -5,7 +5,6 @@ hidden and everybody committed the encounter is ``resolve``d.
 """
 from __future__ import annotations
 
-from companion.games.base import GameError
 from companion.table.bindings.base import Binding, Outcome
 from companion.table.events import TableEvent
 from companion.table.zones import MatZones
@@ -24,7 +23,7 @@ class DungeonBinding(Binding):
         return MatZones(layout)
 
     def _still_to_commit(self) -> list[str]:
-        return (self.view().get("battlefield") or {}).get("to_commit") or []
+        return self.engine.awaiting(self.state) if self.state.phase in ("prize", "fight") else []
 
     def _seat(self, zone: str | None) -> str | None:
         if zone and zone.startswith("battlefield:P"):
@@ -62,14 +61,7 @@ class DungeonBinding(Binding):
         self._maybe_resolve(outcome)
 
     def _maybe_resolve(self, outcome: Outcome) -> None:
-        if self.state.phase not in ("prize", "fight"):
-            return
-        try:
-            state = self.engine.apply(self.state, {"type": "resolve"})
-        except GameError:
-            return  # somebody still has to commit or turn up: the table will show it
-        self.state = state
-        self.events.append({"type": "resolve"})
-        outcome.engine_events.append({"type": "resolve"})
-        self.commits.clear()
-        self.held_turn_ups.clear()
+        # until everybody committed and turned up, the table will show who is missing
+        if self.engine.round_complete(self.state) and self.try_apply({"type": "resolve"}, outcome):
+            self.commits.clear()
+            self.held_turn_ups.clear()

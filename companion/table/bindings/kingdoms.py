@@ -1,6 +1,7 @@
 """Kingdoms: a card landing in a grid cell is ``place``; a resource turned down is ``turn_down`` (if
 the engine has not already turned it); a taken-away card is ``remove``; a moved card is ``remove`` +
-``place``; a full grid scores the round (``score_round`` unless ``auto_score`` did it).
+``place``; a full grid is scored by the engine when ``auto_score`` is on, else it waits for the
+referee's ``score_round`` (the camera and the phone behave alike).
 
 Kingdoms needs no mat: its cells float on a lattice learnt from the cards themselves
 (:class:`GridZones`), in mat millimetres when a mat is seen, else in camera pixels.
@@ -69,6 +70,7 @@ class KingdomsBinding(Binding):
         return list(parse_cell(zone))
 
     def on_event(self, event: TableEvent, outcome: Outcome) -> None:
+        self._retire_if_scored()   # the referee may have scored the round on a phone since the last event
         if event.track in self.retired:
             if event.type == "removed":
                 self.retired.discard(event.track)
@@ -107,8 +109,11 @@ class KingdomsBinding(Binding):
                 self._after_place(outcome)
 
     def _after_place(self, outcome: Outcome) -> None:
-        if len(self.state.tiles) == 30:
-            self.try_apply({"type": "score_round"}, outcome)
+        # A full grid is scored by the engine itself when ``auto_score`` is on; with it off the round
+        # waits (``engine.round_complete``) for the referee to score it, as on the phone.
+        self._retire_if_scored()
+
+    def _retire_if_scored(self) -> None:
         if self.state.round != self._round_seen or self.state.finished:
             # scored: the grid's cards now only wait to be cleared away
             self.retired |= set(self.cells)
