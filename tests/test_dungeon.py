@@ -654,6 +654,22 @@ def test_illegal_events_change_nothing(event, message):
     refused(start(), event, message)
 
 
+def test_a_bug_in_a_handler_surfaces_as_itself_not_as_a_refusal(monkeypatch):
+    """A KeyError inside the engine is a bug: the table must see it fail, not read it as 'illegal move'."""
+    from companion.games.dungeon import engine as dungeon_engine
+
+    def broken(game, event):
+        return game.w["no such key"]
+
+    monkeypatch.setitem(dungeon_engine._HANDLERS, "reveal", broken)
+    with pytest.raises(KeyError):
+        E.apply(start(), reveal("5S"))
+
+
+def test_a_card_code_the_card_model_cannot_read_is_a_refusal():
+    refused(play(start(), reveal("5S"), reveal("9H")), {"type": "commit", "player": 0, "card": "ZZ"}, "ZZ")
+
+
 def test_a_named_card_cannot_be_in_two_places():
     state = play(start(), reveal("5S"), reveal("9H"))
     refused(state, {"type": "commit", "player": 0, "card": "5S"}, "on the battlefield")

@@ -1235,11 +1235,12 @@ class DungeonEngine:
         game = _Game(state)
         try:
             handler(game, event)
-            _check_facedown_cards(game)
-        except IllegalEvent:
-            raise
-        except (InvalidCardError, KeyError, TypeError, ValueError) as error:
+        except InvalidCardError as error:  # a card code in the event the card model cannot read
             raise IllegalEvent(f"bad {event.get('type')} event: {error}") from None
+        # Anything else a handler raises (KeyError, TypeError, ...) is a bug of the engine, not a
+        # refusal: it reaches the caller as itself. Every field an event brings is checked where it
+        # is read (``_Game.card``, ``_Game.player``, ``_named_list``), which refuses bad input.
+        _check_facedown_cards(game)
         return DungeonState.frozen(game.w)
 
     def view(self, state: DungeonState) -> dict:
