@@ -10,7 +10,7 @@ import pathlib
 
 import pytest
 
-from test_web_live import request, running_server
+from helpers.web import request, running_server
 from conftest import GOLDEN_KINGDOMS
 
 CHROMIUM = "/usr/bin/chromium"

@@ -462,8 +462,8 @@ def test_replay_and_undo_match_step_by_step_play():
 
 
 def test_view_is_json_ready():
-    json.dumps(ENGINE.view(sent_game()))
-    json.dumps(ENGINE.referee_view(sent_game()))
+    for view in (ENGINE.view(sent_game()), ENGINE.referee_view(sent_game())):
+        assert json.loads(json.dumps(view)) == view  # plain JSON types only: no tuples, sets or objects
 
 
 def test_one_event_cannot_take_the_same_single_card_twice_from_an_unknown_hand():

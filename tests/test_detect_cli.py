@@ -9,7 +9,7 @@ import pytest
 
 from companion.cards import Card
 from companion.cli import main
-from test_vision_runtime_support import dummy_weights_dir
+from helpers.dummy_weights import dummy_weights_dir
 
 
 @pytest.fixture(scope="session")

@@ -11,8 +11,8 @@ import numpy as np
 from companion.session.camera import CameraFeed
 from companion.table.sources import PushSource
 from companion.vision.detections import Detections
-from test_session import SETUP, GridEngine, grid_registry, place
-from test_web import make_app
+from helpers.grid_engine import SETUP, GridEngine, grid_registry, place
+from helpers.web import make_app
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 Two detectors: ``TruthDetector`` reports exactly the cards the renderer drew (hands hide them), which
 tests mat finding, zones, stability and the game bindings on realistic sequences; the shipped neural
-detector is tested the same way when its weights are installed (skipped, with the reason, if not).
+detector is tested the same way with its shipped weights (a missing weights file fails).
 """
 import numpy as np
 import pytest
@@ -60,19 +60,18 @@ def test_the_skin_detector_sees_the_hand_and_not_the_table():
 
 
 @pytest.mark.slow
+@pytest.mark.neural_extra
 @pytest.mark.parametrize("game,seed,actions", [("chosen", 11, 4), ("dungeon", 12, 5), ("kingdoms", 13, 6)])
 def test_the_neural_detector_reads_a_rendered_table(game, seed, actions):
     """The real eyes on a short rendered clip: the settled table (card, zone) must be what was laid.
 
-    Short on purpose: the neural detector costs a quarter second per frame on two cores.
+    Short on purpose: the neural detector costs a quarter second per frame on two cores. The whole
+    demos (test_table_demo.py) cover each game in the default run; these run in CI (scripts/test.sh).
     """
-    from companion.vision import Detector, WeightsMissingError
+    from companion.vision import Detector
     from vision_models.evaluate_table import score_clip
 
-    try:
-        detector = Detector.load(tile="auto")  # as the table runs it: whole-table frames need the closer look
-    except WeightsMissingError as error:
-        pytest.skip(f"detector weights are not installed: {error}")
+    detector = Detector.load(tile="auto")  # as the table runs it: whole-table frames need the closer look
     result = score_clip(detector, game, seed, actions)
     assert (result["missing"], result["extra"]) == ([], []) and result["right"] == result["laid"] > 0
 

@@ -12,17 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-cv2 = pytest.importorskip("cv2", reason="opencv is needed to draw synthetic data")
+import cv2
 
-from companion.cards import CLASS_NAMES  # noqa: E402
-from vision_models import artwork, datasets, real_split, synth  # noqa: E402
-
-try:
-    from companion.synthetic import deck as _procedural  # noqa: F401
-    HAVE_PROCEDURAL = True
-except ImportError:  # the table engineer's drawn deck is not there yet
-    HAVE_PROCEDURAL = False
-needs_deck = pytest.mark.skipif(not HAVE_PROCEDURAL, reason="companion.synthetic.deck (the procedural deck) is absent")
+from companion.cards import CLASS_NAMES
+from vision_models import artwork, datasets, real_split, synth
 
 
 # ----------------------------------------------------------------------------- real split
@@ -110,12 +103,9 @@ def test_corner_index_box_is_none_on_a_blank_card():
 
 @pytest.fixture(scope="module")
 def small_deck():
-    if not HAVE_PROCEDURAL:
-        pytest.skip("companion.synthetic.deck (the procedural deck) is absent")
     return synth.procedural_deck(0, width=80)
 
 
-@needs_deck
 def test_scene_is_a_pure_function_of_the_seed(small_deck):
     first = synth.render_scene(np.random.default_rng([7, 3]), [small_deck], [small_deck.back], size=160)
     again = synth.render_scene(np.random.default_rng([7, 3]), [small_deck], [small_deck.back], size=160)
@@ -124,7 +114,6 @@ def test_scene_is_a_pure_function_of_the_seed(small_deck):
     assert not np.array_equal(first[0], other[0])
 
 
-@needs_deck
 def test_scene_labels_lie_inside_the_image(small_deck):
     size, seen_classes, total = 160, set(), 0
     for i in range(12):
@@ -141,7 +130,6 @@ def test_scene_labels_lie_inside_the_image(small_deck):
     assert total > 0 and synth.INDEX_CLASS in seen_classes
 
 
-@needs_deck
 def test_a_fully_covered_index_gets_no_label(small_deck):
     face = small_deck.faces["7H"]
     size = 200
@@ -181,7 +169,6 @@ def test_crop_box_expands_by_ten_percent_and_stretches():
     assert crop[: int(margin) - 1].max() < 50 and crop[:, : int(margin) - 1].max() < 50
 
 
-@needs_deck
 def test_index_crops_are_deterministic_and_sized(small_deck):
     face = small_deck.faces["QS"]
     crops = []
@@ -212,7 +199,6 @@ def test_holdout_decks_are_rendered_decks_and_disjoint_from_training():
 MODELS_JSON = Path(__file__).resolve().parent.parent / "vision_models" / "weights" / "models.json"
 
 
-@pytest.mark.skipif(not MODELS_JSON.exists(), reason="no trained models committed yet (vision_models/weights/models.json)")
 def test_models_json_follows_the_contract():
     models = json.loads(MODELS_JSON.read_text())
     assert models["detector"]["classes"] == ["index", "back"]
@@ -261,7 +247,6 @@ def test_the_one_reproduction_command_chains_steps_the_parsers_accept():
     assert last[last.index("--export-classifier-from") + 1] == classifier
 
 
-@pytest.mark.skipif(not MODELS_JSON.exists(), reason="no trained models committed yet")
 def test_the_reproduction_ships_the_detector_run_that_models_json_names():
     from vision_models import reproduce
 

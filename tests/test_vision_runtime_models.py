@@ -1,7 +1,7 @@
 """The runtime against real exported models: our decoding must equal ultralytics' own ``predict``.
 
 Uses untrained throwaway models exported exactly like the shipped ones (see
-test_vision_runtime_support.py); skipped where ultralytics is not installed.
+helpers/dummy_weights.py); skipped where ultralytics is not installed.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from companion.cards import Card
 from companion.vision import Detections, Detector, WeightsMissingError, available_backends
 from companion.vision.detector import classifier_crop, crops_to_batch
 from companion.vision.models import load_model
-from test_vision_runtime_support import dummy_weights_dir
+from helpers.dummy_weights import dummy_weights_dir
 
 from conftest import REAL_DATASET
 

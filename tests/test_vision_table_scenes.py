@@ -1,8 +1,7 @@
 """Detector training images of whole tables, labelled from the recording renderer."""
 import pytest
 
-pytest.importorskip("cv2")
-from vision_models import table_scenes  # noqa: E402
+from vision_models import table_scenes
 
 
 def test_yolo_lines_keep_boxes_mostly_inside_the_window_and_normalise_them():

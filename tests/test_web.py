@@ -14,16 +14,9 @@ import cv2
 import numpy as np
 import pytest
 
-from test_session import GridEngine
+from helpers.grid_engine import GridEngine
+from helpers.web import make_app
 from web_ui import TestConfig, create_app
-
-
-def make_app(data_dir, **overrides):
-    config = {key: getattr(TestConfig, key) for key in dir(TestConfig) if key.isupper()}
-    config.update(DATA_DIR=str(data_dir), ENGINES=lambda name: GridEngine(), GAMES=("grid",), SSE_MAX_SECONDS=0.6,
-                  SSE_KEEPALIVE_SECONDS=0.1, PIN_ATTEMPTS=1000)
-    config.update(overrides)
-    return create_app(config)
 
 
 @pytest.fixture

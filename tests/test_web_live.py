@@ -11,30 +11,7 @@ import threading
 import time
 
 
-from web_ui import create_app
-from web_ui.server import BackgroundServer
-
-
-@contextlib.contextmanager
-def running_server(data_dir, **config):
-    """The app served by waitress on 127.0.0.1 and a free port, in a thread; yields the base URL and the app."""
-    settings = {"DATA_DIR": str(data_dir), "SSE_KEEPALIVE_SECONDS": 0.5, "SSE_MAX_SECONDS": 30.0}
-    settings.update(config)
-    app = create_app(settings)
-    with BackgroundServer(app) as base:  # closes the app's tables on the way out
-        yield base, app
-
-
-def request(base, method, path, body=None, headers=None):
-    host = base.split("//")[1]
-    connection = http.client.HTTPConnection(host, timeout=10)
-    payload = None if body is None else json.dumps(body)
-    all_headers = {"Content-Type": "application/json", **(headers or {})}
-    connection.request(method, path, body=payload, headers=all_headers)
-    response = connection.getresponse()
-    data = response.read()
-    connection.close()
-    return response.status, json.loads(data) if data else None
+from helpers.web import request, running_server
 
 
 class StreamReader:

@@ -1,4 +1,4 @@
-"""Throwaway models for the runtime's plumbing tests (no tests here; imported by the vision test files).
+"""Throwaway models for the runtime's plumbing tests (imported by the vision test files).
 
 The real models are trained elsewhere; these are untrained YOLO11n / YOLO11n-cls networks exported
 by ultralytics exactly as the real ones are (ONNX, static shapes, simplify), so decoding, letterboxing,
