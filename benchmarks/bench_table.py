@@ -28,7 +28,7 @@ def _latencies(frames, pipeline) -> list[float]:
     done = [(m["time"], m) for f in frames for m in f.marks if m["kind"] in ("place", "turn", "move")]
     events = [e for r in pipeline.history for e in r.table_events if e.type in ("placed", "turned", "moved")]
     latencies = []
-    for at, mark in done:
+    for at, _mark in done:
         after = [e.time - at for e in events if e.time >= at - 1e-6]
         if after:
             latencies.append(min(after))

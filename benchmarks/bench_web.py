@@ -72,7 +72,9 @@ def run(quick: bool) -> list[dict]:
                 latencies += [arrived[seq] - sent[seq] for seq in sent if seq in arrived]
     note = f"{len(latencies)} changes, one SSE watcher, waitress on 127.0.0.1"
     return [
-        {"name": "change reaches watching phone (POST sent → SSE event read)", "median": statistics.median(latencies) * 1000, "unit": "ms", "note": note},
-        {"name": "POST event (Kingdoms place, SQLite commit, full state back)", "median": statistics.median(posts) * 1000, "unit": "ms", "note": note},
+        {"name": "change reaches watching phone (POST sent → SSE event read)", "median": statistics.median(latencies) * 1000,
+         "unit": "ms", "note": note},
+        {"name": "POST event (Kingdoms place, SQLite commit, full state back)", "median": statistics.median(posts) * 1000,
+         "unit": "ms", "note": note},
         {"name": "GET full Kingdoms state (30 cards, scored)", "median": statistics.median(gets) * 1000, "unit": "ms", "note": f"{len(gets)} reads"},
     ]

@@ -82,7 +82,8 @@ def dungeon_layout(players: int) -> dict:
         {"name": "marker", "label": "doubling marker", "shape": "rect", "rect": [cx - 145, top + 15, cx - 45, top + 85], "role": "marker"},
         {"name": "dungeon", "label": "dungeon", "shape": "rect", "rect": [cx - 38, top, cx + 38, top + 100], "role": "dungeon"},
         {"name": "exile", "label": "exile", "shape": "rect", "rect": [cx + 48, top, cx + 124, top + 100], "role": "exile"},
-        {"name": "battlefield", "label": "battlefield: revealed", "shape": "rect", "rect": [cx - 160, top + 108, cx + 160, top + 206], "role": "battlefield"},
+        {"name": "battlefield", "label": "battlefield: revealed", "shape": "rect", "rect": [cx - 160, top + 108, cx + 160, top + 206],
+         "role": "battlefield"},
     ]
     slot_top, slot_bottom = top + 212, top + 310
     slot_width = 320.0 / players

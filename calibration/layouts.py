@@ -13,7 +13,7 @@ import json
 import math
 import pathlib
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Iterable
 
 import numpy as np
 

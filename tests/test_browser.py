@@ -206,7 +206,8 @@ def test_kingdoms_between_rounds_shows_the_scored_grid_and_the_chart(browser, se
     pin = {"X-Referee-Pin": table["pin"]}
     for r, row in enumerate(golden["board_face_up"]):
         for c, card in enumerate(row):
-            assert request(server, "POST", f"/api/tables/{table['id']}/events", {"type": "place", "cell": [r + 3, c + 3], "card": card}, pin)[0] == 200
+            placed = request(server, "POST", f"/api/tables/{table['id']}/events", {"type": "place", "cell": [r + 3, c + 3], "card": card}, pin)
+            assert placed[0] == 200
     page, errors = phone(browser, server)
     page.goto(f"/t/{table['id']}")
     page.wait_for_selector("body[data-live='1']")

@@ -58,7 +58,9 @@ def test_golden_explanations_name_the_dragon_the_gold_mine_and_the_mountain():
 
 def test_piece_mapping():
     seating = Seating.from_json(TWO_PLAYERS)
-    piece = lambda code: piece_for(Card.parse(code), seating)
+    def piece(code):
+        return piece_for(Card.parse(code), seating)
+
     assert (piece("AH").kind, piece("AH").value) == (PieceKind.RESOURCE, 1)
     assert (piece("6D").kind, piece("6D").value) == (PieceKind.RESOURCE, 6)
     assert (piece("3S").kind, piece("3S").value) == (PieceKind.HAZARD, -3)

@@ -11,7 +11,6 @@ import threading
 
 import pytest
 
-from companion.cards import Card
 from companion.games import IllegalEvent, InvalidSetup
 from companion.session import SessionError, TableNotFound, TableRegistry, normalize_table_id
 
@@ -199,7 +198,8 @@ def test_player_colours_are_kept_for_the_screens_not_given_to_the_engine(tmp_pat
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 operations = st.lists(st.one_of(
-    st.tuples(st.just("place"), st.integers(0, 2), st.integers(0, 2), st.sampled_from(["AS", "10H", "BJ", "KD"]), st.sampled_from(["referee", "camera"])),
+    st.tuples(st.just("place"), st.integers(0, 2), st.integers(0, 2), st.sampled_from(["AS", "10H", "BJ", "KD"]),
+              st.sampled_from(["referee", "camera"])),
     st.tuples(st.just("clear"), st.integers(0, 2), st.integers(0, 2), st.just(None), st.sampled_from(["referee", "camera"])),
     st.tuples(st.just("undo"), st.just(0), st.just(0), st.just(None), st.just("referee")),
     st.tuples(st.just("redo"), st.just(0), st.just(0), st.just(None), st.just("referee")),

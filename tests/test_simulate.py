@@ -7,7 +7,7 @@ import pytest
 
 from companion.cli import main
 from companion.simulate import chosen as chosen_sim
-from companion.simulate.runner import SimulationError, aggregate, game_seed, seats_for_game, simulate
+from companion.simulate.runner import aggregate, game_seed, seats_for_game, simulate
 
 FAST = {"max_turns": 120}
 

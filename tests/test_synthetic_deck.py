@@ -46,7 +46,9 @@ def test_six_and_nine_differ_when_turned():
 def test_big_joker_has_colour_small_joker_is_monochrome():
     big = render_card("BJ").astype(int)
     small = render_card("SJ").astype(int)
-    saturation = lambda img: (img.max(axis=2) - img.min(axis=2)).mean()
+    def saturation(img):
+        return (img.max(axis=2) - img.min(axis=2)).mean()
+
     assert saturation(big) > 3 * saturation(small)
     assert saturation(small) < 5
 

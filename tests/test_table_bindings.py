@@ -82,7 +82,7 @@ def test_dungeon_reveal_commit_turn_up_resolve_and_the_doubling_marker():
     binding = DungeonBinding(setup, guilds)
     out = binding.handle(event("placed", "3S", "battlefield", 1))
     assert out.engine_events == [{"type": "reveal", "card": "3S"}]
-    for seat, (track, face) in enumerate(((2, "5D"), (3, "2C"), (4, "4S")), start=1):
+    for seat, (track, _face) in enumerate(((2, "5D"), (3, "2C"), (4, "4S")), start=1):
         out = binding.handle(event("placed", "BACK", f"battlefield:P{seat}", track))
         assert out.engine_events[0]["type"] == "commit" and "card" not in out.engine_events[0]
     engine_events = []

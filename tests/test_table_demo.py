@@ -5,7 +5,7 @@ import pathlib
 import pytest
 
 from companion.synthetic.recording import replay_truth
-from companion.table.demos import DEMO_GAMES, demo_detector, demo_dir, demo_truth, open_demo
+from companion.table.demos import DEMO_GAMES, demo_dir, demo_truth, open_demo
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

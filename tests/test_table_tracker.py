@@ -1,5 +1,7 @@
 """The stability tracker, fed observations directly (no camera): settle, occlusion, turn, move, questions."""
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.table.events import Observation, TableEvent
 from companion.table.tracker import Tracker, TrackerConfig
@@ -242,9 +244,6 @@ def test_events_serialise_without_revealing_remembered_faces_by_default():
     assert "face" not in public and "previous_card" not in public
     private = table.events[-1].to_json(include_faces=True)
     assert private["face"] == "QS"
-
-
-from hypothesis import given, settings, strategies as st
 
 
 @settings(max_examples=40, deadline=None)

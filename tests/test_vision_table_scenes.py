@@ -1,5 +1,4 @@
 """Detector training images of whole tables, labelled from the recording renderer."""
-import pytest
 
 from vision_models import table_scenes
 

@@ -75,7 +75,8 @@ def test_kingdoms_illegal_cards_are_422_and_change_nothing(tmp_path):
 
 def test_kingdoms_rejects_a_bad_setup_with_the_engines_reason(tmp_path):
     client = app_for(tmp_path).test_client()
-    response = client.post("/api/tables", json={"game": "kingdoms", "players": [{"name": "Ann", "suits": ["H", "S"]}, {"name": "Bo", "suits": ["D", "C"]}]})
+    players = [{"name": "Ann", "suits": ["H", "S"]}, {"name": "Bo", "suits": ["D", "C"]}]
+    response = client.post("/api/tables", json={"game": "kingdoms", "players": players})
     assert response.status_code == 400 and "colour" in response.get_json()["error"]
     response = client.post("/api/tables", json={"game": "kingdoms", "players": ["Ann", "Bo"], "options": {"dragons": 2}})
     assert response.status_code == 400 and "dragons" in response.get_json()["error"]

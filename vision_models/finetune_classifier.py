@@ -13,8 +13,9 @@ them to the classifier's training set and continues the classifier from its weig
 on a mat, filmed from above: ``vision_models.table_scenes``).
 
 Tried in session 3 and not shipped: the 4-epoch run read the 70 validation photos worse end to end
-(card F1 0.923 -> 0.904, ``vision_models.evaluate --sweep``), see MODEL_CARD.md. The crops land in ``var/data/classify_hard/`` (the original training crops are linked in beside
-them; validation is the original's); the run in ``var/runs/<name>/``. Ship it with
+(card F1 0.923 -> 0.904, ``vision_models.evaluate --sweep``), see MODEL_CARD.md. The crops land in
+``var/data/classify_hard/`` (the original training crops are linked in beside them; validation is
+the original's); the run in ``var/runs/<name>/``. Ship it with
 ``python -m vision_models.train ... --export-classifier-from <name>``.
 """
 from __future__ import annotations
@@ -24,7 +25,6 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
 
 from vision_models.datasets import CLASSIFIER_CLASSES, DATA_DIR, box_iou, class_folder, is_real_val, link_original
 from vision_models.train import CLASSIFIER_IMGSZ, RUNS, _epochs_done, _run_dir, continuation_weights

@@ -137,7 +137,8 @@ def table_texture(rng: np.random.Generator, height: int, width: int) -> np.ndarr
         other = rng.integers(0, 256, 3).astype(np.float32)
         t = np.linspace(0, 1, width, dtype=np.float32)[None, :, None] * np.ones((height, 1, 1), np.float32)
         if rng.random() < 0.5:
-            t = t.transpose(1, 0, 2)[:height, :width] if height == width else np.linspace(0, 1, height, dtype=np.float32)[:, None, None] * np.ones((1, width, 1), np.float32)
+            t = t.transpose(1, 0, 2)[:height, :width] if height == width \
+                else np.linspace(0, 1, height, dtype=np.float32)[:, None, None] * np.ones((1, width, 1), np.float32)
         image = base * (1 - t) + other * t
     image += rng.normal(0, rng.uniform(1, 8), image.shape)
     return np.clip(image, 0, 255).astype(np.uint8)
@@ -280,7 +281,9 @@ def _layout(rng: np.random.Generator, size: int, decks: list[Deck], backs: list[
             for c in range(cols):
                 offset = (c - (cols - 1) / 2) * width * 1.15 * ux + (r - (rows - 1) / 2) * width * 1.55 * uy
                 image, face = pick()
-                placements.append(Placement(image, face, tuple(origin + offset + rng.normal(0, width * 0.03, 2)), width, base + rng.normal(0, 3) + (180 if rng.random() < 0.3 else 0)))
+                at = tuple(origin + offset + rng.normal(0, width * 0.03, 2))   # drawn before the angle, as always
+                angle = base + rng.normal(0, 3) + (180 if rng.random() < 0.3 else 0)
+                placements.append(Placement(image, face, at, width, angle))
     else:  # close-up: a few big cards, often running off the frame
         width = size * rng.uniform(0.35, 0.75)
         for _ in range(int(rng.integers(1, 4))):

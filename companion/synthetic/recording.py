@@ -21,8 +21,8 @@ import pathlib
 
 import cv2
 
-from companion.synthetic.rendering import (FELT_BGR, SKIN_BGR, CameraSettings, RenderedFrame, Renderer, _Card,
-                                           render_frames)
+from companion.synthetic.rendering import FELT_BGR, SKIN_BGR, CameraSettings, RenderedFrame, Renderer, render_frames
+from companion.synthetic.rendering import _Card as _Card  # tests build cards by hand
 from companion.synthetic.scenarios import (SCENARIOS, Action, Scenario, build_scenario, chosen_scenario,
                                            dungeon_scenario, kingdoms_scenario)
 from companion.synthetic.truth import TruthDetector, load_truth, replay_truth

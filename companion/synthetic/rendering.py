@@ -130,7 +130,7 @@ class Renderer:
         angle = math.degrees(math.atan2(u[1], u[0]))
         cv2.ellipse(canvas, tuple(map(int, palm)), (int(48 * s), int(42 * s)), angle, 0, 360, skin, -1, cv2.LINE_AA)
         normal = np.array([-u[1], u[0]])
-        for k, (offset, reach) in enumerate(((-27, 55), (-9, 68), (9, 66), (26, 52))):
+        for offset, reach in ((-27, 55), (-9, 68), (9, 66), (26, 52)):
             base = palm + normal * offset * s + u * 25 * s
             tip = base + u * reach * s
             cv2.line(canvas, tuple(map(int, base)), tuple(map(int, tip)), skin, int(15 * s), cv2.LINE_AA)

@@ -192,7 +192,7 @@ def dungeon_scenario(seed: int) -> Scenario:
             cid = script.place(code, centre(f"battlefield:P{seat + 1}"), face_up=False, note=f"{name} commits face down")
             events.append({"type": "commit", "player": name})
             slots.append(cid)
-        for seat, (name, code, cid) in enumerate(zip(names, strengths, slots)):
+        for name, code, cid in zip(names, strengths, slots):
             script.turn(cid, note=f"{name} turns up {code}")
             events.append({"type": "turn_up", "player": name, "card": code})
         events.append({"type": "resolve"})

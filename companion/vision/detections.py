@@ -34,7 +34,8 @@ class Detections:
             raise ValueError(f"detections disagree in length: {len(boxes)} boxes, {len(confidences)} confidences, {len(codes)} codes")
         centers = self.centers
         if centers is None:
-            centers = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1) if len(boxes) else np.zeros((0, 2), np.float32)
+            centers = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1) if len(boxes) \
+                else np.zeros((0, 2), np.float32)
         centers = np.asarray(centers, np.float32).reshape(-1, 2)
         if len(centers) != len(boxes):
             raise ValueError("one centre per detection is needed")

@@ -7,8 +7,8 @@ What counts (the rules, so the figures can be argued with):
 
 * **Ground-truth cards.** Labels box corner indices (and whole face-down cards). Two labelled boxes
   of the same code whose centres are at most ``GT_PAIR_SPAN`` index scales apart (about a card
-  diagonal; scale = the longer side of the box, as in :mod:`companion.vision.grouping`) are the two corners of one card; pairs are taken closest first,
-  each box once. Every other labelled box is a card of its own; every ``BACK`` box is one card.
+  diagonal; scale = the longer side of the box, as in :mod:`companion.vision.grouping`) are the two
+  corners of one card; pairs are taken closest first, each box once. Every other labelled box is a card of its own; every ``BACK`` box is one card.
 * **Where a prediction is.** A predicted card is *at* a ground-truth card when its box contains
   one of that card's labelled index centres, or its estimated centre lies within
   ``MATCH_RADIUS`` index scales of one (a correctly read lone corner puts the centre about 2.25

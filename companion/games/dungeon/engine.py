@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from companion.cards import InvalidCardError
 from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup
@@ -115,7 +115,7 @@ class _Game:
         return self.unknown_part(p) == 0 and self.facedown_count(p) == 0
 
     def where(self, card: str) -> str:
-        for p, player in enumerate(self.players):
+        for player in self.players:
             for zone, label in (("known", "hand"), ("rest", "rest area"), ("treasures", "warehouse"),
                                 ("trophies", "trophies")):
                 if card in player[zone]:
@@ -1173,23 +1173,28 @@ def _check_facedown_cards(g: _Game) -> None:
         needs = _facedown_needs(g, p)
         if not needs:
             continue
-        known = g.players[p]["known"]
         capacity = g.unknown_part(p)
         unseen = sorted(g.w["unseen"]) if capacity > 0 else []
-
-        def fits(index: int, used: frozenset, from_unseen: int) -> bool:
-            if index == len(needs):
-                return True
-            test = needs[index]
-            for card in known:
-                if card not in used and test(card) and fits(index + 1, used | {card}, from_unseen):
-                    return True
-            if from_unseen < capacity and sum(1 for c in unseen if test(c)) > from_unseen:
-                return fits(index + 1, used, from_unseen + 1)
-            return False
-
-        if not fits(0, frozenset(), 0):
+        if not _identities_fit(needs, g.players[p]["known"], unseen, capacity):
             raise IllegalEvent(f"this would leave {g.name(p)}'s face-down card with no possible identity")
+
+
+def _identities_fit(needs: list, known: list[str], unseen: list[str], capacity: int) -> bool:
+    """Whether each face-down card (a test in ``needs``) can be a different known card of the hand,
+    or one of at most ``capacity`` unseen cards."""
+
+    def fits(index: int, used: frozenset, from_unseen: int) -> bool:
+        if index == len(needs):
+            return True
+        test = needs[index]
+        for card in known:
+            if card not in used and test(card) and fits(index + 1, used | {card}, from_unseen):
+                return True
+        if from_unseen < capacity and sum(1 for c in unseen if test(c)) > from_unseen:
+            return fits(index + 1, used, from_unseen + 1)
+        return False
+
+    return fits(0, frozenset(), 0)
 
 
 class DungeonEngine:

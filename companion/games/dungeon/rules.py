@@ -6,7 +6,7 @@ reading is another value of that option, so a table can play it and the simulato
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from functools import lru_cache
+from functools import cache
 from typing import Any, Mapping
 
 from companion.cards import FULL_DECK, Card, InvalidCardError, Kind
@@ -37,7 +37,7 @@ def normalise(code: object) -> str:
     return _normalise(code)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _normalise(code: str) -> str:
     card = Card.parse(code)
     if card.kind is Kind.BACK:
@@ -47,7 +47,7 @@ def _normalise(code: str) -> str:
     return card.code
 
 
-@lru_cache(maxsize=None)
+@cache
 def kind(code: str) -> str:
     card = Card.parse(code)
     if card.is_joker:
@@ -61,26 +61,26 @@ def kind(code: str) -> str:
     return MERCENARY
 
 
-@lru_cache(maxsize=None)
+@cache
 def level(code: str) -> int | None:
     """Printed level / power: A = 1 … J = 11; scrolls, traps and guild cards have none."""
     card = Card.parse(code)
     return card.rank if card.rank is not None and card.rank <= 11 else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def suit(code: str) -> str | None:
     card = Card.parse(code)
     return card.suit.value if card.suit is not None else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def colour(code: str) -> str | None:
     """A mercenary's guild colour (black ♠, blue ♦, yellow ♣); None for everything else."""
     return COLOURS.get(suit(code)) if kind(code) == MERCENARY else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def pretty(code: str | None) -> str:
     return "a face-down card" if code is None else Card.parse(code).pretty
 

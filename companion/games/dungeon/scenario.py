@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pathlib
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Mapping
 
 from companion.games.base import IllegalEvent, InvalidSetup
 from companion.games.dungeon.engine import ENGINE

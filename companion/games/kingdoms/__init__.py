@@ -5,5 +5,5 @@ from companion.games.kingdoms.options import Options
 from companion.games.kingdoms.pieces import IllegalCard, Piece, PieceKind, Seating, piece_for
 from companion.games.kingdoms.scoring import BoardScore, score
 
-__all__ = ["ENGINE", "KingdomsEngine", "KingdomsState", "BoardScore", "IllegalCard", "InvalidBoard", "Options", "Piece", "PieceKind", "ScoredBoard", "Seating",
-           "piece_for", "render_text", "score", "score_rows"]
+__all__ = ["ENGINE", "KingdomsEngine", "KingdomsState", "BoardScore", "IllegalCard", "InvalidBoard", "Options", "Piece", "PieceKind",
+           "ScoredBoard", "Seating", "piece_for", "render_text", "score", "score_rows"]

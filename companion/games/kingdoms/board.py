@@ -160,7 +160,7 @@ def render_text(board: ScoredBoard, title: str = "") -> str:
     width = len(board.rows[0]) if board.rows else 0
     cell_text = {(r, c): _short(code) for r, row in enumerate(board.rows, 1) for c, code in enumerate(row, 1)}
     lines.append("     " + "".join(f"{c:>6}" for c in range(1, width + 1)))
-    for r, row in enumerate(board.rows, 1):
+    for r, _row in enumerate(board.rows, 1):
         lines.append(f"{r:>5}" + "".join(f"{cell_text[(r, c)]:>6}" for c in range(1, width + 1)))
     lines.append("")
     for castle in score_.castles:
