@@ -85,7 +85,15 @@ class Card:
             return "SJ"
         if self.kind is Kind.BACK:
             return "BACK"
-        return f"{RANK_NAMES[self.rank - 1]}{self.suit.value}"
+        rank, suit = self.standard
+        return f"{RANK_NAMES[rank - 1]}{suit.value}"
+
+    @property
+    def standard(self) -> tuple[int, Suit]:
+        """Rank and suit of a standard card; InvalidCardError for a joker or a back (they have neither)."""
+        if self.rank is None or self.suit is None:
+            raise InvalidCardError(f"{self.kind.value} has no rank or suit")
+        return self.rank, self.suit
 
     @property
     def rank_name(self) -> str | None:
@@ -112,7 +120,7 @@ class Card:
         """The code with a suit symbol, for text people read: ``10♥``, ``BJ``."""
         if self.kind is not Kind.STANDARD:
             return {Kind.BIG_JOKER: "big joker", Kind.SMALL_JOKER: "small joker", Kind.BACK: "face-down card"}[self.kind]
-        return f"{self.rank_name}{self.suit.symbol}"
+        return f"{self.rank_name}{self.standard[1].symbol}"
 
     def __str__(self) -> str:
         return self.code

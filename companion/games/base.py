@@ -47,13 +47,13 @@ class Engine(Protocol):
     def apply(self, state: Any, event: Mapping[str, Any]) -> Any:
         """The next state; raises IllegalEvent and changes nothing when the event is not allowed."""
 
-    def view(self, state: Any) -> dict:
+    def view(self, state: Any) -> dict[str, Any]:
         """The whole public state as JSON-ready data, including the active rule options and the log."""
 
-    def referee_view(self, state: Any) -> dict:
+    def referee_view(self, state: Any) -> dict[str, Any]:
         """The view plus what only the referee may see (hidden hands and faces); never shown to players."""
 
-    def option_defaults(self, players: int = CATALOGUE_PLAYERS) -> dict:
+    def option_defaults(self, players: int = CATALOGUE_PLAYERS) -> dict[str, Any]:
         """The rule options a table of ``players`` starts with when the setup names none."""
 
     def audit(self, state: Any) -> list[str]:
@@ -66,6 +66,20 @@ class Engine(Protocol):
         """Whether the current round is complete and waits only to be closed (scored or resolved)."""
 
 
+def event_type(event: object, known: Sequence[str]) -> str:
+    """The first check of every engine's ``apply``: the event is a mapping whose ``"type"`` the game knows.
+
+    All three engines then dispatch the same way: ``EVENT_TYPES`` names the events, a table of one
+    handler per type (``state, event -> state``) changes the state, and queries never do.
+    """
+    if not isinstance(event, Mapping):
+        raise IllegalEvent(f"an event must be a mapping with a 'type', got {type(event).__name__}")
+    kind = event.get("type")
+    if not isinstance(kind, str) or kind not in known:
+        raise IllegalEvent(f"unknown event type {kind!r}: an event's 'type' is one of {', '.join(known)}")
+    return kind
+
+
 def replay(engine: Engine, setup: Mapping[str, Any], events: Iterable[Mapping[str, Any]]) -> Any:
     state = engine.new_game(setup)
     for index, event in enumerate(events):
@@ -76,7 +90,7 @@ def replay(engine: Engine, setup: Mapping[str, Any], events: Iterable[Mapping[st
     return state
 
 
-def undo(engine: Engine, setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> tuple[Any, list]:
+def undo(engine: Engine, setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> tuple[Any, list[Any]]:
     """The state and log without the last event."""
     if not events:
         raise IllegalEvent("nothing to undo")

@@ -17,10 +17,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from companion.cards import InvalidCardError
-from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup
+from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup, event_type
 from companion.games.chosen.pieces import CHOSEN, MEDICINE, RADIATION, composition, deck_for, normalise, role
 from companion.games.chosen.rules import Options, options_dict, parse_options, rulings_view
 
@@ -127,7 +127,7 @@ class _Table:
         self.reshuffles = state.reshuffles
         self.log = list(state.log)
         # Cards taken from hands by the event being applied, not yet placed: they still count as known.
-        self.taken: Counter = Counter()
+        self.taken: Counter[str] = Counter()
 
     def freeze(self) -> State:
         return replace(self.state, draw=tuple(self.draw), hands=tuple(tuple(h) for h in self.hands),
@@ -137,7 +137,7 @@ class _Table:
                        winners=self.winners, next_id=self.next_id, reshuffles=self.reshuffles, log=tuple(self.log))
 
     # --- what the companion knows -------------------------------------------------------------
-    def known_counts(self) -> Counter:
+    def known_counts(self) -> Counter[str]:
         counts = Counter(c for c in self.draw if c)
         counts.update(c for h in self.hands for c in h if c)
         counts.update(chip.face for a in self.areas for chip in a if chip.face)
@@ -221,7 +221,13 @@ class ChosenEngine:
 
     name = "chosen"
     EVENT_TYPES = ("chip", "send", "play", "end_turn", "reveal", "set_hand_size")
+    TURN_EVENTS = ("chip", "send", "play", "end_turn")   # the current player's; refused while the vault waits
     option_help: dict[str, str] = {}   # the view's rulings say what each option changes
+
+    def __init__(self) -> None:
+        self._handlers: dict[str, Callable[[State, Mapping[str, Any]], State]] = {
+            "chip": self._chip, "send": self._send, "play": self._play, "end_turn": self._end_turn,
+            "reveal": self._reveal, "set_hand_size": self._set_hand_size}
 
     # --- setup --------------------------------------------------------------------------------
     def new_game(self, setup: Mapping[str, Any]) -> State:
@@ -269,7 +275,7 @@ class ChosenEngine:
         return table.freeze()
 
     @staticmethod
-    def _deal(deal: Any, seed: int | None, decks: int, count: int) -> tuple[list[list], list]:
+    def _deal(deal: Any, seed: int | None, decks: int, count: int) -> tuple[list[list[Any]], list]:
         cards = list(deck_for(decks))
         if deal is None:
             if seed is None:  # a live table: nobody knows the order
@@ -301,25 +307,17 @@ class ChosenEngine:
 
     # --- events -------------------------------------------------------------------------------
     def apply(self, state: State, event: Mapping[str, Any]) -> State:
-        if not isinstance(event, Mapping) or not isinstance(event.get("type"), str):
-            raise IllegalEvent(f"an event must be a mapping with a 'type', got {event!r}")
-        kind = event["type"]
-        if kind not in self.EVENT_TYPES:
-            raise IllegalEvent(f"unknown event type {kind!r}: events are {', '.join(self.EVENT_TYPES)}")
+        kind = event_type(event, self.EVENT_TYPES)
         if state.phase == "over":
             raise IllegalEvent("the game is over")
-        if kind == "set_hand_size":
-            return self._set_hand_size(state, event)
-        if state.phase == "reveal" and kind != "reveal":
-            chosen = state.pending[0]
-            raise IllegalEvent(f"{state.names[chosen.owner]}'s chosen #{chosen.id} is at the vault: "
-                               f"reveal its unseen chips first")
-        if kind == "reveal":
-            return self._reveal(state, event)
-        if "player" in event and _player(state, event["player"], "player") != state.turn.player:
-            raise IllegalEvent(f"it is {state.names[state.turn.player]}'s turn, not {event['player']}'s")
-        handler = {"chip": self._chip, "send": self._send, "play": self._play, "end_turn": self._end_turn}[kind]
-        return handler(state, event)
+        if kind in self.TURN_EVENTS:
+            if state.phase == "reveal":
+                chosen = state.pending[0]
+                raise IllegalEvent(f"{state.names[chosen.owner]}'s chosen #{chosen.id} is at the vault: "
+                                   f"reveal its unseen chips first")
+            if "player" in event and _player(state, event["player"], "player") != state.turn.player:
+                raise IllegalEvent(f"it is {state.names[state.turn.player]}'s turn, not {event['player']}'s")
+        return self._handlers[kind](state, event)
 
     def _chip(self, state: State, event: Mapping[str, Any]) -> State:
         turn, me = state.turn, state.turn.player
@@ -557,21 +555,21 @@ class ChosenEngine:
         return table.freeze()
 
     # --- views --------------------------------------------------------------------------------
-    def view(self, state: State) -> dict:
+    def view(self, state: State) -> dict[str, Any]:
         """What every player may see: no hand contents, no chip faces before the vault."""
         return self._view(state, referee=False)
 
-    def referee_view(self, state: State) -> dict:
+    def referee_view(self, state: State) -> dict[str, Any]:
         """Everything the companion knows, hidden faces included (never show it to players)."""
         return self._view(state, referee=True)
 
-    def _view(self, state: State, referee: bool) -> dict:
+    def _view(self, state: State, referee: bool) -> dict[str, Any]:
         names = state.names
 
-        def chips(chips_: tuple[Chip, ...]) -> list[dict]:
+        def chips(chips_: tuple[Chip, ...]) -> list[dict[str, Any]]:
             return [{"placed_by": names[c.placed_by], "turn": c.turn, **({"face": c.face} if referee else {})} for c in chips_]
 
-        def chosen_view(c: Chosen) -> dict:
+        def chosen_view(c: Chosen) -> dict[str, Any]:
             return {"id": c.id, "owner": names[c.owner], "card": c.card,
                     "zone": ZONES[c.zone] if c.zone < VAULT else "vault", "sent_turn": c.sent_turn,
                     "chips": chips(c.chips), "medicine": list(c.medicine), "radiation": list(c.radiation)}
@@ -617,7 +615,7 @@ class ChosenEngine:
         return result
 
     # --- checks -------------------------------------------------------------------------------
-    def card_slots(self, state: State) -> tuple[int, Counter]:
+    def card_slots(self, state: State) -> tuple[int, Counter[str]]:
         """How many card slots the state holds and how many of each face it knows (for the invariant)."""
         table = _Table(state)
         slots = len(table.draw) + sum(map(len, table.hands)) + sum(map(len, table.areas)) + len(table.discard) \
@@ -635,7 +633,7 @@ class ChosenEngine:
         assert not extra, f"more copies known than the deck has: {dict(extra)}"
 
     # --- queries ------------------------------------------------------------------------------
-    def option_defaults(self, players: int = CATALOGUE_PLAYERS) -> dict:
+    def option_defaults(self, players: int = CATALOGUE_PLAYERS) -> dict[str, Any]:
         return options_dict(parse_options(None))
 
     def audit(self, state: State) -> list[str]:

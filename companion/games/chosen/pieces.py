@@ -24,7 +24,7 @@ def role(code: str) -> str:
         raise InvalidCardError(f"{code!r} is not a card of The Chosen (a face-down card has no role until it is turned)")
     if card.rank == 13:
         raise InvalidCardError(f"{card.code} is a King: Kings are taken out of the deck in The Chosen")
-    if card.rank >= 11:
+    if card.standard[0] >= 11:
         return CHOSEN
     return MEDICINE if card.is_red else RADIATION
 
@@ -47,6 +47,6 @@ def deck_for(decks: int) -> tuple[str, ...]:
     return ONE_DECK * decks
 
 
-def composition(decks: int) -> Counter:
+def composition(decks: int) -> Counter[str]:
     """A fresh (mutable) count of each card in ``decks`` decks."""
     return Counter(deck_for(decks))

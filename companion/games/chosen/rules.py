@@ -27,7 +27,7 @@ class Options:
     target_chips: int = 4
 
 
-CHOICES: dict[str, tuple] = {
+CHOICES: dict[str, tuple[Any, ...]] = {
     "second_deck": ("auto", "always", "never"),
     "step_order": ("free", "strict"),
     "other_chosen_limit": ("per_chosen", "per_player"),
@@ -52,7 +52,7 @@ def parse_options(raw: Mapping[str, Any] | None) -> Options:
     return Options(**raw)
 
 
-def options_dict(options: Options) -> dict:
+def options_dict(options: Options) -> dict[str, Any]:
     return {f.name: getattr(options, f.name) for f in fields(Options)}
 
 
@@ -86,7 +86,7 @@ RULINGS: tuple[tuple[str, str, str | None], ...] = (
 )
 
 
-def rulings_view(options: Options) -> list[dict]:
+def rulings_view(options: Options) -> list[dict[str, Any]]:
     values = options_dict(options)
     return [{"id": key, "ruling": text, "option": option, "value": values.get(option) if option else None}
             for key, text, option in RULINGS]

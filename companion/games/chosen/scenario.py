@@ -30,7 +30,7 @@ class ScenarioResult:
         return not self.failures
 
 
-def load(path: str | pathlib.Path) -> dict:
+def load(path: str | pathlib.Path) -> dict[str, Any]:
     data = load_scenario(path)
     if not isinstance(data, Mapping) or "setup" not in data or not isinstance(data.get("events", []), list):
         raise InvalidSetup(f"{path}: a scenario needs 'setup' and a list of 'events'")

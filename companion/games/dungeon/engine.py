@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any, Mapping
 
 from companion.cards import InvalidCardError
-from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup
+from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup, event_type
 from companion.games.dungeon import rules
 from companion.games.dungeon.rules import (GUILD_CARDS, GUILD_NAMES, MERCENARY, PLAY_DECK, SCROLL, TRAP, TREASURE,
                                            Options, kind, level, options_dict, parse_options, pretty, suit)
@@ -45,11 +45,11 @@ class _Game:
 
     # --- small helpers -------------------------------------------------------------------------
     @property
-    def players(self) -> list[dict]:
+    def players(self) -> list[dict[str, Any]]:
         return self.w["players"]
 
     @property
-    def enc(self) -> dict:
+    def enc(self) -> dict[str, Any]:
         return self.w["encounter"]
 
     def say(self, text: str) -> None:
@@ -66,7 +66,7 @@ class _Game:
     def name(self, p: int) -> str:
         return self.players[p]["name"]
 
-    def player(self, event: Mapping, key: str = "player") -> int:
+    def player(self, event: Mapping[str, Any], key: str = "player") -> int:
         if key not in event:
             raise IllegalEvent(f"the event needs {key!r} (a seat number 0-{len(self.players) - 1} or a name)")
         value = event[key]
@@ -79,7 +79,7 @@ class _Game:
             raise IllegalEvent(f"{key} must be a seat number 0-{len(self.players) - 1} or a name, got {value!r}")
         return value
 
-    def active_player(self, event: Mapping, key: str = "player") -> int:
+    def active_player(self, event: Mapping[str, Any], key: str = "player") -> int:
         p = self.player(event, key)
         if self.players[p]["out"]:
             raise IllegalEvent(f"{self.name(p)} is out of the game")
@@ -147,7 +147,7 @@ class _Game:
         return cards
 
     # --- moving cards (every move keeps each card in exactly one place) -------------------------
-    def card(self, event: Mapping, key: str = "card") -> str:
+    def card(self, event: Mapping[str, Any], key: str = "card") -> str:
         if event.get(key) is None:
             raise IllegalEvent(f"the event needs {key!r} naming a card (e.g. '9S')")
         try:
@@ -230,7 +230,7 @@ class _Game:
         self.players[p]["hand_count"] += n
         return drawn
 
-    def take_top(self, event: Mapping) -> str:
+    def take_top(self, event: Mapping[str, Any]) -> str:
         if self.w["dungeon_count"] == 0:
             raise IllegalEvent("the dungeon is empty")
         if self.w["dungeon"]:
@@ -267,7 +267,7 @@ def _forced_same(g: _Game) -> str | None:
     return None
 
 
-def _choose_guild(g: _Game, e: Mapping) -> None:
+def _choose_guild(g: _Game, e: Mapping[str, Any]) -> None:
     _need_phase(g, "guilds")
     p = g.player(e)
     if g.players[p]["guild"]:
@@ -294,7 +294,7 @@ def _choose_guild(g: _Game, e: Mapping) -> None:
         g.say(f"Every player has a guild; {g.name(0)} reveals the first dungeon card.")
 
 
-def _put_under(g: _Game, p: int, e: Mapping, cards: list[str] | None, count: int) -> None:
+def _put_under(g: _Game, p: int, e: Mapping[str, Any], cards: list[str] | None, count: int) -> None:
     if cards is not None:
         for card in cards:
             g.take_from_hand(p, card)
@@ -312,7 +312,7 @@ def _put_under(g: _Game, p: int, e: Mapping, cards: list[str] | None, count: int
     g.draw(p, count, e.get("drawn"))
 
 
-def _named_list(g: _Game, e: Mapping, key: str = "cards") -> list[str] | None:
+def _named_list(g: _Game, e: Mapping[str, Any], key: str = "cards") -> list[str] | None:
     raw = e.get(key)
     if raw is None:
         return None
@@ -324,7 +324,7 @@ def _named_list(g: _Game, e: Mapping, key: str = "cards") -> list[str] | None:
     return cards
 
 
-def _redeal_suit(g: _Game, e: Mapping) -> None:
+def _redeal_suit(g: _Game, e: Mapping[str, Any]) -> None:
     _need_phase(g, "guilds")
     p = g.player(e)
     if g.players[p]["guild"]:
@@ -353,7 +353,7 @@ def _redeal_suit(g: _Game, e: Mapping) -> None:
     g.say(f"{g.name(p)} puts {count} {chosen} card(s) under the dungeon, draws {count} and decides again.")
 
 
-def _redeal_four(g: _Game, e: Mapping) -> None:
+def _redeal_four(g: _Game, e: Mapping[str, Any]) -> None:
     if g.w["phase"] == "guilds":
         known = all(g.hand_fully_known(p) for p in range(len(g.players)))
         if any(player["guild"] for player in g.players) or (known and not _forced_same(g)):
@@ -380,7 +380,7 @@ def _redeal_four(g: _Game, e: Mapping) -> None:
 
 # --- table talk: trades and corrections ------------------------------------------------------------
 
-def _trade(g: _Game, e: Mapping) -> None:
+def _trade(g: _Game, e: Mapping[str, Any]) -> None:
     if g.w["phase"] == "over":
         raise IllegalEvent("the game is over")
     a, b = g.active_player(e, "a"), g.active_player(e, "b")
@@ -425,7 +425,7 @@ def _describe(given: Any) -> str:
     return f"{given} card(s)" if given else "nothing"
 
 
-def _correct_hand_size(g: _Game, e: Mapping) -> None:
+def _correct_hand_size(g: _Game, e: Mapping[str, Any]) -> None:
     if g.w["phase"] == "over":
         raise IllegalEvent("the game is over")
     p = g.player(e)
@@ -469,7 +469,7 @@ def _need_phase(g: _Game, *phases: str) -> None:
         raise IllegalEvent(f"not allowed now: the game is in the {g.w['phase']!r} phase (expected {' or '.join(phases)})")
 
 
-def _reveal(g: _Game, e: Mapping) -> None:
+def _reveal(g: _Game, e: Mapping[str, Any]) -> None:
     _need_phase(g, "reveal", "friend")
     if g.w["phase"] == "friend":
         _reveal_friend(g, e)
@@ -543,7 +543,7 @@ def _after_friend(g: _Game) -> None:
         g.say(f"The players face {power} ({text}). Everyone commits exactly one mercenary.")
 
 
-def _reveal_friend(g: _Game, e: Mapping) -> None:
+def _reveal_friend(g: _Game, e: Mapping[str, Any]) -> None:
     enc = g.enc
     card = g.take_top(e)
     enc["friend_reveals_left"] -= 1
@@ -572,7 +572,7 @@ def _enemy_power(g: _Game) -> tuple[int, str]:
     return enemy_power(g.enc, g.o.friend_multiplied, [p["name"] for p in g.players])
 
 
-def _trap_call(g: _Game, e: Mapping) -> None:
+def _trap_call(g: _Game, e: Mapping[str, Any]) -> None:
     call = e.get("call")
     if call not in ("odd", "even"):
         raise IllegalEvent("'call' must be 'odd' or 'even'")
@@ -602,7 +602,7 @@ def _parity_matches(card: str, call: str) -> bool:
     return number is not None and (number % 2 == 1) == (call == "odd")
 
 
-def _trap_draw(g: _Game, e: Mapping) -> None:
+def _trap_draw(g: _Game, e: Mapping[str, Any]) -> None:
     _need_phase(g, "trap")
     trap = g.enc["trap"]
     p = g.active_player(e)
@@ -648,7 +648,7 @@ def _no_hand_trap(g: _Game) -> None:
         raise IllegalEvent("a trap played from hand must be resolved first (trap_card, trap_call, trap_reveal)")
 
 
-def _commit(g: _Game, e: Mapping) -> None:
+def _commit(g: _Game, e: Mapping[str, Any]) -> None:
     _need_phase(g, "prize", "fight")
     _no_hand_trap(g)
     enc = g.enc
@@ -692,7 +692,7 @@ def _check_commit_kind(g: _Game, card: str) -> None:
         raise IllegalEvent(f"{pretty(card)} is a treasure: a contest entry is a non-treasure card")
 
 
-def _turn_up(g: _Game, e: Mapping) -> None:
+def _turn_up(g: _Game, e: Mapping[str, Any]) -> None:
     _need_phase(g, "prize", "fight")
     p = g.active_player(e)
     card = g.card(e)
@@ -710,7 +710,7 @@ def _turn_up(g: _Game, e: Mapping) -> None:
     g.say(f"{g.name(p)} turns up {pretty(card)}.")
 
 
-def _pass(g: _Game, e: Mapping) -> None:
+def _pass(g: _Game, e: Mapping[str, Any]) -> None:
     _need_phase(g, "prize", "fight")
     _no_hand_trap(g)
     enc = g.enc
@@ -734,7 +734,7 @@ def _pass(g: _Game, e: Mapping) -> None:
         g.say(f"{g.name(p)} has no mercenary to commit.")
 
 
-def _play_scroll(g: _Game, e: Mapping) -> None:
+def _play_scroll(g: _Game, e: Mapping[str, Any]) -> None:
     _need_phase(g, "prize", "fight")
     _no_hand_trap(g)
     enc = g.enc
@@ -781,7 +781,7 @@ def _play_scroll(g: _Game, e: Mapping) -> None:
     g.say(f"{g.name(p)} plays the scroll {pretty(card)}: {g.name(q)}'s {pretty(victim['card'])} is destroyed and exiled{note}.")
 
 
-def _play_trap(g: _Game, e: Mapping) -> None:
+def _play_trap(g: _Game, e: Mapping[str, Any]) -> None:
     _need_phase(g, "prize", "fight")
     _no_hand_trap(g)
     p = g.active_player(e)
@@ -797,7 +797,7 @@ def _play_trap(g: _Game, e: Mapping) -> None:
     g.say(f"{g.name(p)} plays the trap {pretty(card)} from hand and puts a numbered card face down on it.")
 
 
-def _trap_card(g: _Game, e: Mapping) -> None:
+def _trap_card(g: _Game, e: Mapping[str, Any]) -> None:
     _need_phase(g, "prize", "fight")
     trap = g.enc.get("hand_trap")
     p = g.active_player(e)
@@ -817,7 +817,7 @@ def _trap_card(g: _Game, e: Mapping) -> None:
     g.say(f"{g.name(p)} puts a card face down on the trap; the others call odd or even.")
 
 
-def _trap_reveal(g: _Game, e: Mapping) -> None:
+def _trap_reveal(g: _Game, e: Mapping[str, Any]) -> None:
     _need_phase(g, "prize", "fight")
     enc = g.enc
     trap = enc.get("hand_trap")
@@ -859,7 +859,7 @@ def _trap_reveal(g: _Game, e: Mapping) -> None:
           (f" Wrong calls: {', '.join(g.name(q) for q in wrong)}." if wrong else ""))
 
 
-def _mage_switch(g: _Game, e: Mapping) -> None:
+def _mage_switch(g: _Game, e: Mapping[str, Any]) -> None:
     _need_phase(g, "fight")
     _no_hand_trap(g)
     enc = g.enc
@@ -878,7 +878,7 @@ def _mage_switch(g: _Game, e: Mapping) -> None:
     g.say(f"{g.name(p)} (Mages) moves {pretty(mine[0]['card'])} to the enemy's side: the enemy now has {power} ({text}).")
 
 
-def _thief_swap(g: _Game, e: Mapping) -> None:
+def _thief_swap(g: _Game, e: Mapping[str, Any]) -> None:
     _need_phase(g, "prize")
     _no_hand_trap(g)
     enc = g.enc
@@ -920,7 +920,7 @@ def _award_prize(g: _Game, p: int, card: str) -> str:
     return f"{pretty(card)} goes to {g.name(p)}'s warehouse"
 
 
-def _assign(g: _Game, e: Mapping) -> None:
+def _assign(g: _Game, e: Mapping[str, Any]) -> None:
     _need_phase(g, "prize")
     _no_hand_trap(g)
     enc = g.enc
@@ -933,7 +933,7 @@ def _assign(g: _Game, e: Mapping) -> None:
     _end_encounter(g)
 
 
-def _resolve(g: _Game, e: Mapping) -> None:
+def _resolve(g: _Game, e: Mapping[str, Any]) -> None:
     _need_phase(g, "prize", "fight")
     _no_hand_trap(g)
     enc = g.enc
@@ -1148,7 +1148,7 @@ _HANDLERS = {
 EVENT_TYPES = tuple(_HANDLERS)
 
 
-def _facedown_needs(g: _Game, p: int) -> list:
+def _facedown_needs(g: _Game, p: int) -> list[Any]:
     """What each of ``p``'s face-down cards must turn out to be, as tests on a card code."""
     enc = g.enc
     if not enc:
@@ -1179,11 +1179,11 @@ def _check_facedown_cards(g: _Game) -> None:
             raise IllegalEvent(f"this would leave {g.name(p)}'s face-down card with no possible identity")
 
 
-def _identities_fit(needs: list, known: list[str], unseen: list[str], capacity: int) -> bool:
+def _identities_fit(needs: list[Any], known: list[str], unseen: list[str], capacity: int) -> bool:
     """Whether each face-down card (a test in ``needs``) can be a different known card of the hand,
     or one of at most ``capacity`` unseen cards."""
 
-    def fits(index: int, used: frozenset, from_unseen: int) -> bool:
+    def fits(index: int, used: frozenset[str], from_unseen: int) -> bool:
         if index == len(needs):
             return True
         test = needs[index]
@@ -1230,11 +1230,7 @@ class DungeonEngine:
         return DungeonState.frozen(work)
 
     def apply(self, state: DungeonState, event: Mapping[str, Any]) -> DungeonState:
-        if not isinstance(event, Mapping):
-            raise IllegalEvent(f"an event is a mapping with a 'type', got {type(event).__name__}")
-        handler = _HANDLERS.get(event.get("type"))
-        if handler is None:
-            raise IllegalEvent(f"unknown event type {event.get('type')!r}: one of {', '.join(EVENT_TYPES)}")
+        handler = _HANDLERS[event_type(event, EVENT_TYPES)]
         if state.phase == "over":
             raise IllegalEvent("the game is over")
         game = _Game(state)
@@ -1248,15 +1244,15 @@ class DungeonEngine:
         _check_facedown_cards(game)
         return DungeonState.frozen(game.w)
 
-    def view(self, state: DungeonState) -> dict:
+    def view(self, state: DungeonState) -> dict[str, Any]:
         return _view(state)
 
-    def referee_view(self, state: DungeonState) -> dict:
+    def referee_view(self, state: DungeonState) -> dict[str, Any]:
         """The view plus what the companion knows of each secret hand: never shown to players."""
         return _view(state, referee=True)
 
     # --- queries ------------------------------------------------------------------------------
-    def option_defaults(self, players: int = CATALOGUE_PLAYERS) -> dict:
+    def option_defaults(self, players: int = CATALOGUE_PLAYERS) -> dict[str, Any]:
         return options_dict(parse_options(None))
 
     def audit(self, state: DungeonState) -> list[str]:
@@ -1276,7 +1272,7 @@ class DungeonEngine:
         enc = thaw(state.encounter) if state.encounter is not None else None
         return encounter_ready(state.phase, enc, state.players)
 
-    def battlefield(self, state: DungeonState) -> dict | None:
+    def battlefield(self, state: DungeonState) -> dict[str, Any] | None:
         """The view's ``battlefield`` alone (the simulator's bots read it every turn; the whole view grows)."""
         return _battlefield(state)
 

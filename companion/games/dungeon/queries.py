@@ -1,31 +1,31 @@
 """Questions about a Guilds and Dungeon encounter that the rules, the view and the engine all ask."""
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-from companion.games.dungeon.rules import MERCENARY, level, pretty
+from companion.games.dungeon.rules import MERCENARY, power, pretty
 
 
-def enemy_power(enc: Mapping, friend_multiplied: bool, names: list[str]) -> tuple[int, str]:
+def enemy_power(enc: Mapping[str, Any], friend_multiplied: bool, names: list[str]) -> tuple[int, str]:
     """The enemy side's power in a fight and how it is made up (for the table to read)."""
     parts, total = [], 0
     if enc["kind"] == MERCENARY and not enc["primary_destroyed"]:
-        power = level(enc["card"]) * enc["multiplier"]
-        total += power
-        parts.append(f"{pretty(enc['card'])} {level(enc['card'])}" +
+        strength = power(enc["card"]) * enc["multiplier"]
+        total += strength
+        parts.append(f"{pretty(enc['card'])} {power(enc['card'])}" +
                      (f" × {enc['multiplier']} by the {pretty(enc['multiplied_by'])} marker" if enc["multiplied_by"] else ""))
     for friend in enc["friends"]:
         factor = enc["multiplier"] if friend_multiplied else 1
-        total += level(friend) * factor
-        parts.append(f"friend {pretty(friend)} {level(friend)}" + (f" × {factor}" if factor > 1 else ""))
+        total += power(friend) * factor
+        parts.append(f"friend {pretty(friend)} {power(friend)}" + (f" × {factor}" if factor > 1 else ""))
     for c in enc["commits"]:
         if c["side"] == "enemy":
-            total += level(c["card"])
-            parts.append(f"{names[c['player']]}'s switched {pretty(c['card'])} {level(c['card'])}")
+            total += power(c["card"])
+            parts.append(f"{names[c['player']]}'s switched {pretty(c['card'])} {power(c['card'])}")
     return total, " + ".join(parts) if parts else "no enemy left"
 
 
-def still_to_commit(phase: str, enc: Mapping, players: Sequence[Mapping]) -> list[int]:
+def still_to_commit(phase: str, enc: Mapping[str, Any], players: Sequence[Mapping[str, Any]]) -> list[int]:
     """Seats that still have to commit (or pass) before the encounter can be resolved."""
     active = [i for i, player in enumerate(players) if not player["out"]]
     if phase == "prize":
@@ -35,7 +35,7 @@ def still_to_commit(phase: str, enc: Mapping, players: Sequence[Mapping]) -> lis
     return []
 
 
-def encounter_ready(phase: str, enc: Mapping | None, players: Sequence[Mapping]) -> bool:
+def encounter_ready(phase: str, enc: Mapping[str, Any] | None, players: Sequence[Mapping[str, Any]]) -> bool:
     """Whether ``resolve`` would be allowed: a contest or fight where everybody committed (or passed),
     every committed card is turned up and no trap played from hand is still open."""
     if phase not in ("prize", "fight") or enc is None:

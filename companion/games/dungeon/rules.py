@@ -56,7 +56,7 @@ def kind(code: str) -> str:
         return GUILD
     if card.rank == 12:
         return SCROLL
-    if card.suit.value == "H":
+    if card.standard[1].value == "H":
         return TREASURE
     return MERCENARY
 
@@ -68,6 +68,14 @@ def level(code: str) -> int | None:
     return card.rank if card.rank is not None and card.rank <= 11 else None
 
 
+def power(code: str) -> int:
+    """The level of a card that has one (a mercenary, an enemy); ValueError for one that has none."""
+    value = level(code)
+    if value is None:
+        raise ValueError(f"{code} has no level")
+    return value
+
+
 @cache
 def suit(code: str) -> str | None:
     card = Card.parse(code)
@@ -77,7 +85,8 @@ def suit(code: str) -> str | None:
 @cache
 def colour(code: str) -> str | None:
     """A mercenary's guild colour (black ♠, blue ♦, yellow ♣); None for everything else."""
-    return COLOURS.get(suit(code)) if kind(code) == MERCENARY else None
+    guild = suit(code)
+    return COLOURS.get(guild) if guild is not None and kind(code) == MERCENARY else None
 
 
 @cache
@@ -137,7 +146,7 @@ class Options:
     exclusive_guilds: bool = False
 
 
-CHOICES: dict[str, tuple] = {
+CHOICES: dict[str, tuple[Any, ...]] = {
     "heart_guild_ability": ("none", "treasure_ties"),
     "thief_swap_card": ("exiled", "dungeon_bottom"),
     "hand_trap_card": ("exiled", "back_to_hand"),
@@ -168,7 +177,7 @@ def parse_options(raw: Mapping[str, Any] | None) -> Options:
     return Options(**raw)
 
 
-def options_dict(options: Options) -> dict:
+def options_dict(options: Options) -> dict[str, Any]:
     return {f.name: getattr(options, f.name) for f in fields(Options)}
 
 

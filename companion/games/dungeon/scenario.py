@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pathlib
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
 
 from companion.games.base import IllegalEvent, InvalidSetup
 from companion.games.dungeon.engine import ENGINE
@@ -33,7 +33,7 @@ class ScenarioResult:
         return not self.failures
 
 
-def load(path: str | pathlib.Path) -> dict:
+def load(path: str | pathlib.Path) -> dict[str, Any]:
     data = load_scenario(path)
     if not isinstance(data, Mapping) or not isinstance(data.get("events", []), list):
         raise InvalidSetup(f"{path}: a scenario is an object with 'players' and a list of 'events'")
@@ -42,7 +42,7 @@ def load(path: str | pathlib.Path) -> dict:
     return dict(data)
 
 
-def setup_of(scenario: Mapping) -> dict:
+def setup_of(scenario: Mapping[str, Any]) -> dict[str, Any]:
     if "setup" in scenario:
         return dict(scenario["setup"])
     return {key: scenario[key] for key in SETUP_KEYS if key in scenario}
@@ -51,7 +51,7 @@ def setup_of(scenario: Mapping) -> dict:
 compare = compare_partial  # the name this module has always exported
 
 
-def run(scenario: Mapping) -> ScenarioResult:
+def run(scenario: Mapping[str, Any]) -> ScenarioResult:
     """Replays the events; an unexpected refusal is a failure when there are expectations, else raised."""
     state = ENGINE.new_game(setup_of(scenario))
     expect = dict(scenario.get("expect") or {})

@@ -10,19 +10,19 @@ from dataclasses import dataclass, fields
 from typing import Any, Iterator
 
 
-class FrozenMap(Mapping):
+class FrozenMap(Mapping[str, Any]):
     """A hashable, immutable mapping (the frozen form of a dict inside the state)."""
 
     __slots__ = ("_data", "_hash")
 
-    def __init__(self, data: Mapping = ()) -> None:
+    def __init__(self, data: Mapping[str, Any] = ()) -> None:
         object.__setattr__(self, "_data", dict(data))
         object.__setattr__(self, "_hash", None)
 
     def __getitem__(self, key: Any) -> Any:
         return self._data[key]
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[Any]:
         return iter(self._data)
 
     def __len__(self) -> int:
@@ -73,20 +73,20 @@ class DungeonState:
     options: FrozenMap          # every option with its value
     phase: str                  # guilds, redeal_four, reveal, friend, prize, fight, trap, over
     turn: int                   # the player who reveals next (or revealed the current encounter)
-    players: tuple              # FrozenMap per seat: name, guild, hand_count, known, rest, treasures, trophies, out
-    dungeon: tuple | None       # the dungeon top first when its order is known (seeded or dealt), else None
+    players: tuple[FrozenMap, ...]    # FrozenMap per seat: name, guild, hand_count, known, rest, treasures, trophies, out
+    dungeon: tuple[str, ...] | None   # the dungeon top first when its order is known (seeded or dealt), else None
     dungeon_count: int
-    unseen: frozenset           # cards whose place the referee does not know (hidden dungeon, hands, face down)
+    unseen: frozenset[str]            # cards whose place the referee does not know (hidden dungeon, hands, face down)
     marker: str | None          # the doubling marker laid left of the dungeon pile
     encounter: FrozenMap | None
-    exile: tuple
+    exile: tuple[str, ...]
     encounters: int             # encounters finished
     guild_round: FrozenMap      # guild choice bookkeeping (who redealt the 4 cards)
     result: FrozenMap | None
-    history: tuple              # one FrozenMap per finished encounter: what was revealed and the verdict
-    log: tuple
+    history: tuple[FrozenMap, ...]    # one FrozenMap per finished encounter: what was revealed and the verdict
+    log: tuple[str, ...]
 
-    def thawed(self) -> dict:
+    def thawed(self) -> dict[str, Any]:
         work = {f.name: getattr(self, f.name) for f in fields(self)}
         for name in ("players", "dungeon", "unseen", "encounter", "exile", "guild_round"):
             work[name] = thaw(work[name])
@@ -95,7 +95,7 @@ class DungeonState:
         return work
 
     @classmethod
-    def frozen(cls, work: dict) -> "DungeonState":
+    def frozen(cls, work: dict[str, Any]) -> "DungeonState":
         values = {}
         for f in fields(cls):
             if f.name in ("log", "history"):  # append-only: never thawed

@@ -1,13 +1,15 @@
 """The JSON view of a Guilds and Dungeon state: what the phones and the CLI show."""
 from __future__ import annotations
 
+from typing import Any
+
 from companion.games.dungeon import rules
 from companion.games.dungeon.queries import enemy_power, still_to_commit
 from companion.games.dungeon.rules import GUILD_NAMES, MERCENARY, kind, level, pretty
 from companion.games.dungeon.state import DungeonState, thaw
 
 
-def _marker(state: DungeonState) -> dict | None:
+def _marker(state: DungeonState) -> dict[str, Any] | None:
     if not state.marker:
         return None
     factor = level(state.marker)
@@ -15,7 +17,7 @@ def _marker(state: DungeonState) -> dict | None:
             "text": f"The {pretty(state.marker)} marker waits: the next enemy's level is multiplied by {factor}."}
 
 
-def battlefield(state: DungeonState) -> dict | None:
+def battlefield(state: DungeonState) -> dict[str, Any] | None:
     enc = thaw(state.encounter) if state.encounter is not None else None
     if enc is None:
         return None
@@ -49,7 +51,7 @@ def battlefield(state: DungeonState) -> dict | None:
     return out
 
 
-def view(state: DungeonState, referee: bool = False) -> dict:
+def view(state: DungeonState, referee: bool = False) -> dict[str, Any]:
     """The table's view. Hands are secret: only the referee's view (``referee=True``) lists the cards the
     companion knows to be in each hand; everyone else sees hand sizes."""
     options = dict(state.options)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from companion.cards import Card, Kind, Suit
-from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup
+from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup, event_type
 from companion.games.kingdoms.board import copies_problem
 from companion.games.kingdoms.grid import (CELLS_IN_GRID, Cell, bounding_box, describe_extent, dragon_reaching, extent,
                                            fits, fixed_orientation)
@@ -94,6 +94,11 @@ class KingdomsEngine:
     event_types = EVENT_TYPES
     option_help = OPTION_HELP
 
+    def __init__(self) -> None:
+        self._handlers: dict[str, Callable[[KingdomsState, Mapping[str, Any]], tuple[KingdomsState, dict[str, Any]]]] = {
+            "place": self._place, "remove": self._remove, "replace": self._replace, "turn_down": self._turn_down,
+            "score_round": self._score_round, "set_turn": self._set_turn}
+
     # ----------------------------------------------------------------- setup
     def new_game(self, setup: Mapping[str, Any]) -> KingdomsState:
         if not isinstance(setup, Mapping):
@@ -113,11 +118,7 @@ class KingdomsEngine:
 
     # ----------------------------------------------------------------- events
     def apply(self, state: KingdomsState, event: Mapping[str, Any]) -> KingdomsState:
-        if not isinstance(event, Mapping):
-            raise IllegalEvent(f"an event must be a mapping with a type, got {type(event).__name__}")
-        kind = event.get("type")
-        if kind not in EVENT_TYPES:
-            raise IllegalEvent(f"unknown event type {kind!r}: Kingdoms knows {', '.join(EVENT_TYPES)}")
+        kind = event_type(event, EVENT_TYPES)
         if state.finished:
             raise IllegalEvent(f"the game is over after {state.options.rounds} rounds")
         allowed = {"place": {"cell", "card", "player"}, "remove": {"cell"}, "replace": {"cell", "card"},
@@ -125,7 +126,7 @@ class KingdomsEngine:
         extra = set(event) - allowed - {"type"}
         if extra:
             raise IllegalEvent(f"{kind}: unknown field(s) {sorted(extra)}; expected {sorted(allowed) or 'none'}")
-        new_state, logged = getattr(self, f"_{kind}")(state, event)
+        new_state, logged = self._handlers[kind](state, event)
         return replace(new_state, log=state.log + (json.dumps(logged, sort_keys=True),))
 
     def _place(self, state: KingdomsState, event: Mapping[str, Any]):

@@ -188,7 +188,7 @@ def piece_for(card: Card, seating: Seating, wizard: Card | None = None) -> Piece
         return GOLD_MINE
     if card.kind is Kind.SMALL_JOKER:
         return MOUNTAIN
-    rank, suit = card.rank, card.suit
+    rank, suit = card.standard
     if rank <= 6:
         if suit.is_red:
             return Piece(PieceKind.RESOURCE, value=rank)

@@ -20,7 +20,7 @@ from companion.games.scenario import compare_partial, replay_events
 class ScenarioResult:
     state: KingdomsState
     applied: int
-    refused: dict | None          # {"event": n, "message": reason} for the event that stopped the replay
+    refused: dict[str, Any] | None          # {"event": n, "message": reason} for the event that stopped the replay
     failures: tuple[str, ...]
 
 
