@@ -12,7 +12,8 @@ def get_engine(name: str) -> Engine:
     """The engine object of a game by name (``kingdoms``, ``dungeon``, ``chosen``)."""
     if name not in GAMES:
         raise InvalidSetup(f"unknown game {name!r}: choose one of {', '.join(GAMES)}")
-    return importlib.import_module(f"companion.games.{name}").ENGINE
+    engine: Engine = importlib.import_module(f"companion.games.{name}").ENGINE
+    return engine
 
 
 __all__ = ["Engine", "GameError", "IllegalEvent", "InvalidSetup", "UnknownOption", "GAMES", "get_engine", "replay", "undo"]

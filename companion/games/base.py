@@ -38,8 +38,10 @@ class Engine(Protocol):
     """
 
     name: str
-    #: What each rule option means, by name (shown beside the options on the phone).
-    option_help: Mapping[str, str]
+
+    @property
+    def option_help(self) -> Mapping[str, str]:
+        """What each rule option means, by name (shown beside the options on the phone)."""
 
     def new_game(self, setup: Mapping[str, Any]) -> Any:
         """The initial state from a JSON-like setup (players, options, seed); raises InvalidSetup."""

@@ -66,9 +66,9 @@ class Replay:
     refusal: IllegalEvent | None = None
 
     @property
-    def reason(self) -> str | None:
-        """The engine's refusal message, or None when every event was accepted."""
-        return None if self.refusal is None else str(self.refusal)
+    def reason(self) -> str:
+        """The engine's refusal message, or "" when every event was accepted."""
+        return "" if self.refusal is None else str(self.refusal)
 
     @property
     def error(self) -> str | None:

@@ -275,14 +275,14 @@ class ChosenEngine:
         return table.freeze()
 
     @staticmethod
-    def _deal(deal: Any, seed: int | None, decks: int, count: int) -> tuple[list[list[Any]], list]:
-        cards = list(deck_for(decks))
+    def _deal(deal: Any, seed: int | None, decks: int, count: int) -> tuple[list[list[Any]], list[Any]]:
+        cards: list[str | None] = list(deck_for(decks))
         if deal is None:
             if seed is None:  # a live table: nobody knows the order
                 cards = [None] * len(cards)
             else:
                 random.Random(seed).shuffle(cards)
-            hands = [[] for _ in range(count)]
+            hands: list[list[str | None]] = [[] for _ in range(count)]
             for _ in range(count):
                 for seat in range(count):
                     hands[seat].append(cards.pop(0))
@@ -290,20 +290,20 @@ class ChosenEngine:
         if not isinstance(deal, Mapping) or set(deal) - {"hands", "draw"}:
             raise InvalidSetup("deal must be a mapping with 'hands' (one list of cards per player) and optional 'draw' (top first)")
         try:
-            hands = [[normalise(c) for c in hand] for hand in deal.get("hands", [])]
+            dealt = [[normalise(c) for c in hand] for hand in deal.get("hands", [])]
             top = [normalise(c) for c in deal.get("draw", [])]
         except (InvalidCardError, TypeError) as error:
             raise InvalidSetup(f"bad card in deal: {error}") from None
-        if len(hands) != count or any(len(h) != count for h in hands):
+        if len(dealt) != count or any(len(h) != count for h in dealt):
             raise InvalidSetup(f"deal needs {count} hands of {count} cards each")
         rest = composition(decks)
-        rest.subtract(Counter(c for h in hands for c in h) + Counter(top))
+        rest.subtract(Counter(c for h in dealt for c in h) + Counter(top))
         over = sorted(code for code, n in rest.items() if n < 0)
         if over:
             raise InvalidSetup(f"deal uses more copies than the deck has of: {', '.join(over)}")
         remaining = [code for code, copies in sorted(rest.items()) for _ in range(copies)]
         random.Random(seed or 0).shuffle(remaining)
-        return hands, top + remaining
+        return dealt, top + remaining
 
     # --- events -------------------------------------------------------------------------------
     def apply(self, state: State, event: Mapping[str, Any]) -> State:
@@ -490,7 +490,8 @@ class ChosenEngine:
             table.log.append(f"Vault: {name}'s chosen #{chosen.id} carries {len(chosen.radiation)} radiation: "
                              f"shot; it and its {len(faces)} chip{'s' if len(faces) != 1 else ''} are discarded unturned.")
         else:
-            radiated = sum(role(face) == RADIATION for face in faces)
+            shown = _turned(faces)   # the vault turned every chip before this verdict
+            radiated = sum(role(face) == RADIATION for face in shown)
             passed = radiated <= len(chosen.medicine)
             points = len(faces) if passed else 0
             reason = "all radiation cancelled" if passed else "not enough medicine"
@@ -499,7 +500,7 @@ class ChosenEngine:
             if passed:
                 table.score[chosen.owner] += points
                 if state.options.scored_chips == "kept":
-                    table.scored[chosen.owner].extend(faces)
+                    table.scored[chosen.owner].extend(shown)
                     table.discard.extend([chosen.card, *chosen.medicine])
                 else:
                     table.discard.extend(everything)
@@ -507,7 +508,7 @@ class ChosenEngine:
             else:
                 table.discard.extend(everything)
                 outcome = "shot: nothing scores, all its cards are discarded"
-            table.log.append(f"Vault: {name}'s chosen #{chosen.id} turns its chips {', '.join(faces)}: {radiated} radiated, "
+            table.log.append(f"Vault: {name}'s chosen #{chosen.id} turns its chips {', '.join(shown)}: {radiated} radiated, "
                              f"{len(chosen.medicine)} medicine carried; {outcome}.")
         table.verdicts.append(verdict)
 
@@ -548,8 +549,9 @@ class ChosenEngine:
                 raise IllegalEvent(f"there are not enough cards left to give {state.names[player]} {size}")
         elif size < before:
             # The extra cards go back on top of the draw pile; which ones is unknown unless the hand is.
-            back = hand[size:] if None not in hand else [None] * (before - size)
-            table.hands[player] = hand[:size] if None not in hand else [None] * size
+            back: list[str | None] = hand[size:] if None not in hand else [None] * (before - size)
+            kept: list[str | None] = hand[:size] if None not in hand else [None] * size
+            table.hands[player] = kept
             table.draw = back + table.draw
         table.log.append(f"Referee corrects {state.names[player]}'s hand from {before} to {size} cards.")
         return table.freeze()
@@ -574,7 +576,7 @@ class ChosenEngine:
                     "zone": ZONES[c.zone] if c.zone < VAULT else "vault", "sent_turn": c.sent_turn,
                     "chips": chips(c.chips), "medicine": list(c.medicine), "radiation": list(c.radiation)}
 
-        teams = {}
+        teams: dict[str, list[int]] = {}
         for seat, team in enumerate(state.teams):
             teams.setdefault(team, []).append(seat)
         team_view = [{"team": t, "members": [names[p] for p in m], "score": sum(state.score[p] for p in m),
@@ -655,6 +657,14 @@ class ChosenEngine:
     def round_complete(self, state: State) -> bool:
         """The Chosen plays turn after turn: no round waits to be closed (a turn ends by ``end_turn``)."""
         return False
+
+
+def _turned(faces: tuple[str | None, ...]) -> tuple[str, ...]:
+    """Chip faces that must all be known (turned in the vault); a None here is a bug of the engine."""
+    shown = tuple(face for face in faces if face is not None)
+    if len(shown) != len(faces):
+        raise ValueError("a chip reached its verdict unturned")
+    return shown
 
 
 ENGINE = ChosenEngine()

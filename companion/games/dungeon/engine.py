@@ -19,7 +19,7 @@ from companion.cards import InvalidCardError
 from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup, event_type
 from companion.games.dungeon import rules
 from companion.games.dungeon.rules import (GUILD_CARDS, GUILD_NAMES, MERCENARY, PLAY_DECK, SCROLL, TRAP, TREASURE,
-                                           Options, kind, level, options_dict, parse_options, pretty, suit)
+                                           Options, kind, level, options_dict, parse_options, power, pretty, suit)
 from companion.games.dungeon.queries import encounter_ready, enemy_power, still_to_commit
 from companion.games.dungeon.state import DungeonState, freeze, thaw
 from companion.games.dungeon.view import battlefield as _battlefield
@@ -29,11 +29,11 @@ PHASES = ("guilds", "redeal_four", "reveal", "friend", "prize", "fight", "trap",
 
 
 def _is_low(code: str) -> bool:
-    return kind(code) == MERCENARY and level(code) <= 3
+    return kind(code) == MERCENARY and power(code) <= 3
 
 
 def _calls_friend(code: str) -> bool:
-    return kind(code) == MERCENARY and 4 <= level(code) <= 9
+    return kind(code) == MERCENARY and 4 <= power(code) <= 9
 
 
 class _Game:
@@ -46,11 +46,13 @@ class _Game:
     # --- small helpers -------------------------------------------------------------------------
     @property
     def players(self) -> list[dict[str, Any]]:
-        return self.w["players"]
+        players: list[dict[str, Any]] = self.w["players"]
+        return players
 
     @property
     def enc(self) -> dict[str, Any]:
-        return self.w["encounter"]
+        enc: dict[str, Any] = self.w["encounter"]
+        return enc
 
     def say(self, text: str) -> None:
         self.w["new_log"].append(text)
@@ -64,7 +66,7 @@ class _Game:
         self.w["new_history"].append(entry)
 
     def name(self, p: int) -> str:
-        return self.players[p]["name"]
+        return str(self.players[p]["name"])
 
     def player(self, event: Mapping[str, Any], key: str = "player") -> int:
         if key not in event:
@@ -109,7 +111,8 @@ class _Game:
     def unknown_part(self, p: int) -> int:
         """Cards of ``p`` (in hand or face down) whose identity the referee does not know."""
         player = self.players[p]
-        return player["hand_count"] + self.facedown_count(p) - len(player["known"])
+        in_hand: int = player["hand_count"]
+        return in_hand + self.facedown_count(p) - len(player["known"])
 
     def hand_fully_known(self, p: int) -> bool:
         return self.unknown_part(p) == 0 and self.facedown_count(p) == 0
@@ -244,7 +247,7 @@ class _Game:
                 raise IllegalEvent(f"{pretty(top)} cannot come from the dungeon: it is {self.where(top)}")
             self.w["unseen"].remove(top)
         self.w["dungeon_count"] -= 1
-        return top
+        return str(top)
 
 
 # --- guild choice -------------------------------------------------------------------------------
@@ -386,12 +389,12 @@ def _trade(g: _Game, e: Mapping[str, Any]) -> None:
     a, b = g.active_player(e, "a"), g.active_player(e, "b")
     if a == b:
         raise IllegalEvent("a trade needs two different players")
-    gives = {}
+    gives: dict[int, list[str] | int] = {}
     for p, key in ((a, "a_gives"), (b, "b_gives")):
         raw = e.get(key, [])
         if isinstance(raw, list):
-            gives[p] = [g.card({"c": c}, "c") for c in raw]
-            if len(set(gives[p])) != len(gives[p]):
+            named = gives[p] = [g.card({"c": c}, "c") for c in raw]
+            if len(set(named)) != len(named):
                 raise IllegalEvent(f"{key!r} names a card twice")
         elif isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0:
             gives[p] = raw
@@ -504,15 +507,15 @@ def _reveal(g: _Game, e: Mapping[str, Any]) -> None:
         g.say(f"{g.name(revealer)} reveals a trap ({pretty(card)}): everyone calls odd or even, then draws from "
               "their left neighbour.")
     else:
-        printed = level(card)
+        printed = power(card)
         g.say(f"{g.name(revealer)} reveals the enemy {pretty(card)} (level {printed}).")
         if marker:
             g.w["marker"] = None
             g.to_exile(marker)
             if printed > 3 or g.o.low_enemy_multiplied:
-                enc["multiplier"] = level(marker)
+                enc["multiplier"] = power(marker)
                 enc["multiplied_by"] = marker
-                g.say(f"The {pretty(card)} fights at {printed * level(marker)}: it was multiplied by the "
+                g.say(f"The {pretty(card)} fights at {printed * power(marker)}: it was multiplied by the "
                       f"{pretty(marker)} marker, which is now exiled.")
             else:
                 g.say(f"The {pretty(marker)} marker is replaced without multiplying (low_enemy_multiplied off) and exiled.")
@@ -836,7 +839,7 @@ def _trap_reveal(g: _Game, e: Mapping[str, Any]) -> None:
     elif e.get("card") is not None and g.card(e) != trap["card"]:
         raise IllegalEvent(f"the trap's card is {pretty(trap['card'])}")
     card = trap["card"]
-    parity = "odd" if level(card) % 2 else "even"
+    parity = "odd" if power(card) % 2 else "even"
     wrong = [q for q in callers if trap["calls"][q] != parity]
     lost = []
     for q in wrong:
@@ -893,7 +896,7 @@ def _thief_swap(g: _Game, e: Mapping[str, Any]) -> None:
     if kind(card) != MERCENARY or suit(card) != "C":
         raise IllegalEvent(f"{pretty(card)} is not a yellow (♣) mercenary")
     if g.hand_fully_known(p):
-        best = max((level(c) for c in g.players[p]["known"] if kind(c) == MERCENARY and suit(c) == "C"), default=0)
+        best = max((power(c) for c in g.players[p]["known"] if kind(c) == MERCENARY and suit(c) == "C"), default=0)
         if level(card) != best:
             raise IllegalEvent(f"the swap gives the highest yellow mercenary in hand (level {best})")
     g.take_from_hand(p, card)
@@ -981,7 +984,7 @@ def _resolve_contest(g: _Game) -> None:
     powers = {}
     for q in order:
         cards = _committed(g, q)
-        numbers = [level(c) if kind(c) == MERCENARY else 0 for c in cards]
+        numbers = [power(c) if kind(c) == MERCENARY else 0 for c in cards]
         powers[q] = sum(numbers)
     best = max(powers.values())
     tied = [q for q in order if powers[q] == best]
@@ -1030,7 +1033,7 @@ def _resolve_fight(g: _Game) -> None:
     if waiting:
         raise IllegalEvent(f"still to commit a mercenary: {', '.join(g.name(q) for q in waiting)}")
     enemy, text = _enemy_power(g)
-    contributions = {q: sum(level(c) for c in _committed(g, q)) for q in g.active()}
+    contributions = {q: sum(power(c) for c in _committed(g, q)) for q in g.active()}
     total = sum(contributions.values())
     won = total > enemy if g.o.ties_go_to_enemy else total >= enemy
     enemies = ([] if enc["primary_destroyed"] else [("primary", enc["card"])]) + [("friend", f) for f in enc["friends"]]
@@ -1056,6 +1059,7 @@ def _resolve_fight(g: _Game) -> None:
              outcome=("players win" + (f"; {g.name(winner)} contributed most" if winner is not None else ""))
              if won else "enemy wins")
     if won:
+        assert winner is not None, "a won fight always has a top contributor"
         gains = []
         if others:
             g.players[winner]["trophies"].extend(others)
@@ -1099,7 +1103,7 @@ def _end_encounter(g: _Game) -> None:
     g.w["encounter"] = None
     g.w["encounters"] += 1
     for q in g.clockwise_from(revealer):
-        high = [c for c in g.players[q]["trophies"] if level(c) >= g.o.trophy_min_level]
+        high = [c for c in g.players[q]["trophies"] if power(c) >= g.o.trophy_min_level]
         if len(high) >= g.o.trophies_to_win:
             _game_over(g, [q], "trophies", f"{g.name(q)} has {len(high)} trophies of level "
                                            f"{g.o.trophy_min_level} or more and wins.")
@@ -1309,11 +1313,12 @@ def _deal(deal: Any, seed: int | None, n: int, size: int) -> tuple[list[list[str
         deck = list(PLAY_DECK)
         random.Random(seed).shuffle(deck)
         # Players take turns drawing one card at a time, as the seed describes.
-        hands = [[deck[k * n + i] for k in range(size)] for i in range(n)]
-        return hands, deck[n * size:]
+        seeded = [[deck[k * n + i] for k in range(size)] for i in range(n)]
+        return seeded, deck[n * size:]
     if not isinstance(deal, Mapping):
         raise InvalidSetup("deal must be a mapping with 'hands' and/or 'dungeon'")
-    hands = dungeon = None
+    hands: list[list[str]] | None = None
+    dungeon: list[str] | None = None
     if deal.get("hands") is not None:
         raw = deal["hands"]
         if not isinstance(raw, (list, tuple)) or len(raw) != n:

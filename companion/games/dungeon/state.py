@@ -7,15 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 
 class FrozenMap(Mapping[str, Any]):
     """A hashable, immutable mapping (the frozen form of a dict inside the state)."""
 
     __slots__ = ("_data", "_hash")
+    _data: dict[str, Any]
+    _hash: int | None
 
-    def __init__(self, data: Mapping[str, Any] = ()) -> None:
+    def __init__(self, data: Mapping[str, Any] | Iterable[tuple[str, Any]] = ()) -> None:
         object.__setattr__(self, "_data", dict(data))
         object.__setattr__(self, "_hash", None)
 
@@ -31,6 +33,7 @@ class FrozenMap(Mapping[str, Any]):
     def __hash__(self) -> int:
         if self._hash is None:
             object.__setattr__(self, "_hash", hash(frozenset(self._data.items())))
+        assert self._hash is not None   # set just above
         return self._hash
 
     def __setattr__(self, name: str, value: Any) -> None:

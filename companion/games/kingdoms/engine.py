@@ -129,7 +129,7 @@ class KingdomsEngine:
         new_state, logged = self._handlers[kind](state, event)
         return replace(new_state, log=state.log + (json.dumps(logged, sort_keys=True),))
 
-    def _place(self, state: KingdomsState, event: Mapping[str, Any]):
+    def _place(self, state: KingdomsState, event: Mapping[str, Any]) -> tuple[KingdomsState, dict[str, Any]]:
         cell = _cell(event)
         card = _card(event)
         tiles = state.tiles
@@ -153,7 +153,7 @@ class KingdomsEngine:
             new_state = self._finish_round(new_state)
         return new_state, logged
 
-    def _remove(self, state: KingdomsState, event: Mapping[str, Any]):
+    def _remove(self, state: KingdomsState, event: Mapping[str, Any]) -> tuple[KingdomsState, dict[str, Any]]:
         cell = _cell(event)
         tiles = state.tiles
         tile = _occupied(tiles, cell)
@@ -166,7 +166,7 @@ class KingdomsEngine:
         return (replace(state, board=_freeze(self._settle(state, tiles)), players=tuple(players)),
                 {"type": "remove", "cell": list(cell)})
 
-    def _replace(self, state: KingdomsState, event: Mapping[str, Any]):
+    def _replace(self, state: KingdomsState, event: Mapping[str, Any]) -> tuple[KingdomsState, dict[str, Any]]:
         cell = _cell(event)
         card = _card(event)
         tiles = state.tiles
@@ -189,7 +189,7 @@ class KingdomsEngine:
         return (replace(state, board=_freeze(self._settle(state, tiles)), players=tuple(players)),
                 {"type": "replace", "cell": list(cell), "card": card.code})
 
-    def _turn_down(self, state: KingdomsState, event: Mapping[str, Any]):
+    def _turn_down(self, state: KingdomsState, event: Mapping[str, Any]) -> tuple[KingdomsState, dict[str, Any]]:
         cell = _cell(event)
         tiles = state.tiles
         tile = _occupied(tiles, cell)
@@ -206,13 +206,13 @@ class KingdomsEngine:
         tiles[cell] = replace(tile, face_down=True)
         return replace(state, board=_freeze(tiles)), logged
 
-    def _score_round(self, state: KingdomsState, event: Mapping[str, Any]):
+    def _score_round(self, state: KingdomsState, event: Mapping[str, Any]) -> tuple[KingdomsState, dict[str, Any]]:
         filled = len(state.board)
         if filled < CELLS_IN_GRID:
             raise IllegalEvent(f"the round ends when the grid is full: {filled} of {CELLS_IN_GRID} cells hold a card")
         return self._finish_round(state), {"type": "score_round"}
 
-    def _set_turn(self, state: KingdomsState, event: Mapping[str, Any]):
+    def _set_turn(self, state: KingdomsState, event: Mapping[str, Any]) -> tuple[KingdomsState, dict[str, Any]]:
         name = event.get("player")
         if name not in state.seating.names:
             raise IllegalEvent(f"set_turn: unknown player {name!r}; players are {', '.join(state.seating.names)}")
@@ -238,9 +238,10 @@ class KingdomsEngine:
             placer = piece.owner if piece.is_castle else names[state.to_act]
         if state.options.strict_turns and placer != names[state.to_act]:
             raise IllegalEvent(f"it is {names[state.to_act]}'s turn, not {placer}'s (strict_turns is on)")
-        return placer
+        return str(placer)
 
-    def _checked_tile(self, state, tiles, cell, card, piece, placer) -> Tile:
+    def _checked_tile(self, state: KingdomsState, tiles: Mapping[Cell, Tile], cell: Cell, card: Card, piece: Piece,
+                      placer: str | None) -> Tile:
         """The tile ``card`` makes at ``cell`` on ``tiles`` (which lacks ``cell``), or IllegalEvent."""
         pieces = self._pieces(state, tiles)
         pieces[cell] = piece
@@ -252,7 +253,7 @@ class KingdomsEngine:
         if problem:
             raise IllegalEvent(problem)
         if piece.is_castle:
-            owner = state.players[state.player_index(piece.owner)]
+            owner = state.players[state.player_index(piece.castle_owner)]
             if owner.supply[piece.rank - 1] < 1:
                 gone = "used earlier this game" if piece.rank > 1 else "all on the grid this round"
                 raise IllegalEvent(f"{piece.owner} has no rank-{piece.rank} castle left ({gone})")
@@ -428,16 +429,16 @@ def _with_supply(players: list[PlayerState], index: int, rank: int, change: int)
     supply = list(player.supply)
     supply[rank - 1] += change
     players = list(players)
-    players[index] = replace(player, supply=tuple(supply))
+    players[index] = replace(player, supply=(supply[0], supply[1], supply[2], supply[3]))
     return players
 
 
 def _take_castle(state: KingdomsState, players: list[PlayerState], piece: Piece) -> list[PlayerState]:
-    return _with_supply(players, state.player_index(piece.owner), piece.rank, -1)
+    return _with_supply(players, state.player_index(piece.castle_owner), piece.rank, -1)
 
 
 def _return_castle(state: KingdomsState, players: list[PlayerState], piece: Piece) -> list[PlayerState]:
-    return _with_supply(players, state.player_index(piece.owner), piece.rank, +1)
+    return _with_supply(players, state.player_index(piece.castle_owner), piece.rank, +1)
 
 
 def _rows(tiles: Mapping[Cell, Tile]) -> tuple[tuple[str | None, ...], ...]:

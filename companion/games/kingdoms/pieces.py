@@ -48,6 +48,13 @@ class Piece:
     def is_castle(self) -> bool:
         return self.kind is PieceKind.CASTLE
 
+    @property
+    def castle_owner(self) -> str:
+        """The owner of a castle (every castle has one); ValueError for any other piece."""
+        if self.owner is None:
+            raise ValueError(f"a {self.kind.value} has no owner")
+        return self.owner
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind.value}
         if self.kind in (PieceKind.RESOURCE, PieceKind.HAZARD):

@@ -40,7 +40,7 @@ def run(scenario: Mapping[str, Any]) -> ScenarioResult:
         raise GameError("scenario \"events\" must be a list and \"expect\" an object")
     replay = replay_events(ENGINE, ENGINE.new_game(scenario["setup"]), events)
     state, applied = replay.state, replay.applied
-    refused = None if replay.refused is None else {"event": replay.refused, "message": replay.reason}
+    refused: dict[str, Any] | None = None if replay.refused is None else {"event": replay.refused, "message": replay.reason}
     failures = []
     view = ENGINE.view(state)
     for key, value in expect.items():

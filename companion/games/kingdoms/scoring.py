@@ -7,7 +7,7 @@ caller passes (the engine and the file loader pass 1-based cells from the grid's
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from companion.games.kingdoms.grid import Cell, Segment, mountain_between, segments
 from companion.games.kingdoms.pieces import Piece, PieceKind, cell_name
@@ -120,9 +120,9 @@ def _label(cell: Cell, labels: Mapping[Cell, str] | None, piece: Piece) -> str:
     return piece.label
 
 
-def _castle_order(players: Sequence[str]):
+def _castle_order(players: Sequence[str]) -> Callable[[tuple[Cell, Piece]], tuple[int, int, Cell]]:
     seat = {name: i for i, name in enumerate(players)}
-    return lambda item: (seat.get(item[1].owner, len(seat)), -item[1].rank, item[0])
+    return lambda item: (seat.get(item[1].owner or "", len(seat)), -item[1].rank, item[0])
 
 
 def _wizard_bonus(pieces: Mapping[Cell, Piece], cell: Cell) -> list[Cell]:
@@ -131,7 +131,8 @@ def _wizard_bonus(pieces: Mapping[Cell, Piece], cell: Cell) -> list[Cell]:
             if n in pieces and pieces[n].kind is PieceKind.WIZARD]
 
 
-def _cut_off(pieces, labels, castle: Cell, segment: Segment, line: Sequence[Cell]) -> list[str]:
+def _cut_off(pieces: Mapping[Cell, Piece], labels: Mapping[Cell, str] | None, castle: Cell, segment: Segment,
+             line: Sequence[Cell]) -> list[str]:
     """Valued tiles and effect tiles on the castle's line that a mountain keeps out of its segment."""
     notes = []
     inside = set(segment.cells)
@@ -141,7 +142,8 @@ def _cut_off(pieces, labels, castle: Cell, segment: Segment, line: Sequence[Cell
         piece = pieces[cell]
         if piece.kind in (PieceKind.RESOURCE, PieceKind.HAZARD, PieceKind.DRAGON, PieceKind.GOLD_MINE):
             mountain = mountain_between(pieces, castle, cell)
-            notes.append(f"{_label(cell, labels, piece)} {cell_name(cell)} is behind the mountain at {cell_name(mountain)}")
+            behind = f"behind the mountain at {cell_name(mountain)}" if mountain else "cut off"
+            notes.append(f"{_label(cell, labels, piece)} {cell_name(cell)} is {behind}")
     return notes
 
 
@@ -154,7 +156,7 @@ def _lines(pieces: Mapping[Cell, Piece]) -> tuple[dict[int, list[Cell]], dict[in
     return rows, cols
 
 
-def _blocked_effects(pieces, cell: Cell, effects: Sequence[Cell]) -> list[str]:
+def _blocked_effects(pieces: Mapping[Cell, Piece], cell: Cell, effects: Sequence[Cell]) -> list[str]:
     """Dragons and gold mines on the cell's lines that a mountain keeps from reaching it."""
     notes = []
     for other in effects:
@@ -251,7 +253,7 @@ def score_poker(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: Ma
             sums.append(sum(values[t] for t in segment.cells))
         cut = (_cut_off(pieces, labels, cell, row_of[cell], by_row[cell[0]])
                + _cut_off(pieces, labels, cell, col_of[cell], by_col[cell[1]]))
-        castles.append(CastleScore(piece.owner, cell, _label(cell, labels, piece), piece.rank, piece.rank, sums[0], sums[1],
+        castles.append(CastleScore(piece.castle_owner, cell, _label(cell, labels, piece), piece.rank, piece.rank, sums[0], sums[1],
                                    (sums[0] + sums[1]) * piece.rank, row_of[cell], col_of[cell], terms[0], terms[1],
                                    tuple(cut)))
     return BoardScore("poker", tuple(players), tuple(castles), tuple(tiles), tuple(warnings))
@@ -309,13 +311,13 @@ def score_knizia(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: M
         wizards = _wizard_bonus(pieces, cell)
         rank = piece.rank + len(wizards)
         row, column = segment_value[row_of[cell]], segment_value[col_of[cell]]
-        notes = tuple(f"the wizard at {cell_name(w)} raises its rank by one" for w in wizards)
+        wizard_notes = tuple(f"the wizard at {cell_name(w)} raises its rank by one" for w in wizards)
         cut = (_cut_off(pieces, labels, cell, row_of[cell], by_row[cell[0]])
                + _cut_off(pieces, labels, cell, col_of[cell], by_col[cell[1]]))
-        castles.append(CastleScore(piece.owner, cell, _label(cell, labels, piece), piece.rank, rank, row, column,
+        castles.append(CastleScore(piece.castle_owner, cell, _label(cell, labels, piece), piece.rank, rank, row, column,
                                    (row + column) * rank, row_of[cell], col_of[cell],
                                    tuple(segment_terms[row_of[cell]].values()),
-                                   tuple(segment_terms[col_of[cell]].values()), tuple(cut), notes))
+                                   tuple(segment_terms[col_of[cell]].values()), tuple(cut), wizard_notes))
     return BoardScore("knizia", tuple(players), tuple(castles), tuple(tiles), tuple(warnings))
 
 
