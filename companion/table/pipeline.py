@@ -235,7 +235,8 @@ class TablePipeline:
         if isinstance(self.binding, KingdomsBinding) and self.binding.grid.spacing is None:
             self.binding.grid.spacing = (short * 1.08, long * 1.06)
 
-    def process(self, time: float, frame: np.ndarray) -> FrameResult:
+    def process(self, time: float, frame: np.ndarray, held: bool = False) -> FrameResult:
+        """One frame; ``held`` marks the last frame repeated after the input ended (see ``run``)."""
         started = _time.perf_counter()
         if self.started_at is None:
             self.started_at = time
@@ -250,7 +251,7 @@ class TablePipeline:
             return result
         detections = self._detector_for_the_mat()(frame)
         observations = self.observations(detections, frame)
-        table_events = self.tracker.update(time, observations, occluded)
+        table_events = self.tracker.update(time, observations, occluded, held=held)
         if isinstance(self.binding, KingdomsBinding):
             self.binding.grid.observe([t.position for t in self.tracker.tracks if t.settled or len(t.sightings) > 2])
         outcomes = [self.binding.handle(event) for event in table_events]
@@ -260,7 +261,10 @@ class TablePipeline:
 
     def run(self, frames: Iterable[tuple[float, np.ndarray]], on_frame: Callable[[FrameResult], None] | None = None,
             flush_seconds: float | None = None) -> dict:
-        """Runs over a whole source; ``flush_seconds`` extra empty-handed time lets the last card settle."""
+        """Runs over a whole source; ``flush_seconds`` extra empty-handed time lets the last card settle.
+
+        During that time the last frame is held: only readings already steady before the end may
+        settle (a misread in the last frame would otherwise become a phantom card)."""
         last_time, last_frame = None, None
         for time, frame in frames:
             result = self.process(time, frame)
@@ -270,7 +274,7 @@ class TablePipeline:
         if last_frame is not None and flush_seconds:
             step = 0.1
             for k in range(1, int(flush_seconds / step) + 1):
-                result = self.process(last_time + k * step, last_frame)
+                result = self.process(last_time + k * step, last_frame, held=True)
                 if on_frame:
                     on_frame(result)
         return self.summary()
