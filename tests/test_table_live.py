@@ -39,7 +39,6 @@ def played(count, fps, cost):
     seen = []
     for _, frame in live:
         seen.append(int(frame[0, 0, 0]))
-        clock.spend()
     return seen, live, clock
 
 

@@ -12,6 +12,9 @@ way, driven by a clock:
     clock = SimulatedClock(cost=0.3)            # a pipeline that needs 0.3 s a frame
     live = LiveSource(open_source("demo/dungeon"), clock)
     summary = run_live(pipeline, live)          # live.dropped: the frames it never saw
+
+The source charges its clock once the consumer asks for the next frame, so any consumer (a camera
+feed's loop as well as ``run_live``) is timed alike.
 """
 from __future__ import annotations
 
@@ -94,6 +97,7 @@ class LiveSource(FrameSource):
         self.delivered = 0
         self.dropped = 0
         self.index = -1   # the recording's index of the frame delivered last
+        self.result = None  # what the consumer made of it, for a clock's cost model (run_live sets it)
         self.description = f"{getattr(recording, 'description', 'a recording')}, live"
 
     def __iter__(self) -> Iterator[tuple[float, np.ndarray]]:
@@ -115,7 +119,9 @@ class LiveSource(FrameSource):
                 self.clock.sleep(stamp - elapsed)
             self.delivered += 1
             self.index = index
+            self.result = None
             yield stamp, frame
+            self.clock.spend(self.result)   # the consumer's work on it: free on a wall clock
 
     def close(self) -> None:
         self.recording.close()
@@ -133,14 +139,13 @@ def open_live(spec, clock=None) -> FrameSource:
 
 
 def run_live(pipeline, live: LiveSource, on_frame=None, flush_seconds: float | None = None) -> dict:
-    """``pipeline.run`` over a live source, charging each frame's result to the source's clock."""
-    clock = live.clock
+    """``pipeline.run`` over a live source; each frame's result goes to the clock's cost model."""
 
-    def charged(result):
-        clock.spend(result)
+    def noted(result):
+        live.result = result
         if on_frame:
             on_frame(result)
 
-    summary = pipeline.run(live, on_frame=charged, flush_seconds=flush_seconds)
+    summary = pipeline.run(live, on_frame=noted, flush_seconds=flush_seconds)
     summary["live"] = {"fps": live.fps, "frames_read": live.delivered, "frames_dropped": live.dropped}
     return summary
