@@ -25,6 +25,7 @@ from companion.table.bindings import Binding, KingdomsBinding, Outcome, binding_
 from companion.table.events import Observation, TableEvent
 from companion.table.tracker import Tracker, TrackerConfig
 from companion.vision.detections import Detections
+from companion.vision.incremental import reads_incrementally
 
 Detector = Callable[[np.ndarray], Detections]
 MAT_MODES = ("auto", "none", "required")
@@ -42,6 +43,7 @@ class PipelineConfig:
     refresh_seconds: float = 3.0            # re-find the mat this often (a bumped camera recovers)
     occluder_fraction: float = 0.008        # largest skin-coloured blob (share of the frame) that means "a hand"
     match_fraction: float = 0.55            # without a mat: match distance as a share of the card width (pixels)
+    incremental: bool = True                # the neural detector re-reads only what changed (vision/incremental.py)
 
     def __post_init__(self) -> None:
         if self.mat not in MAT_MODES:
@@ -56,6 +58,7 @@ class FrameResult:
     outcomes: list[Outcome]
     occluded: bool
     seconds: float
+    work: object = None   # what the detector did for it (IncrementalReader.last_work), when it says
 
     @property
     def engine_events(self) -> list[dict]:
@@ -129,8 +132,8 @@ class TablePipeline:
     def __init__(self, binding: Binding, detector: Detector, layout: Layout | None = None,
                  config: PipelineConfig | None = None, lens: LensCalibration | None = None) -> None:
         self.binding = binding
-        self.detector = detector
         self.config = config or PipelineConfig()
+        self.detector = reads_incrementally(detector) if self.config.incremental else detector
         self.game = binding.game
         needs_mat = self.game != "kingdoms"
         if needs_mat and self.config.mat == "none":
@@ -255,7 +258,8 @@ class TablePipeline:
         if isinstance(self.binding, KingdomsBinding):
             self.binding.grid.observe([t.position for t in self.tracker.tracks if t.settled or len(t.sightings) > 2])
         outcomes = [self.binding.handle(event) for event in table_events]
-        result = FrameResult(time, len(detections), table_events, outcomes, occluded, _time.perf_counter() - started)
+        result = FrameResult(time, len(detections), table_events, outcomes, occluded, _time.perf_counter() - started,
+                             getattr(self._detector_at_scale or self.detector, "last_work", None))
         self.history.append(result)
         return result
 
@@ -296,7 +300,8 @@ class TablePipeline:
 
 def build_pipeline(game: str, detector: Detector, setup: dict, setup_events: list[dict] | None = None,
                    mat: str = "auto", layout: Layout | None = None, tracker: TrackerConfig | None = None,
-                   lens: LensCalibration | None = None, refresh_seconds: float = 3.0) -> TablePipeline:
+                   lens: LensCalibration | None = None, refresh_seconds: float = 3.0,
+                   incremental: bool = True) -> TablePipeline:
     """The usual assembly: a binding for the game, the shipped mat for its player count, default timers."""
     copies = 2 if game == "kingdoms" else 1
     if game == "kingdoms":
@@ -306,5 +311,5 @@ def build_pipeline(game: str, detector: Detector, setup: dict, setup_events: lis
     binding = binding_for(game, setup, setup_events, **extra)
     if layout is None and mat != "none":
         layout = layout_for(game, len(setup.get("players", [])) or None)
-    config = PipelineConfig(tracker=tracker, mat=mat, refresh_seconds=refresh_seconds)
+    config = PipelineConfig(tracker=tracker, mat=mat, refresh_seconds=refresh_seconds, incremental=incremental)
     return TablePipeline(binding, detector, layout, config, lens)
