@@ -5,16 +5,17 @@ moves over one part of it. :class:`IncrementalReader` wraps a :class:`~companion
 and, for each frame, compares it with what it last read (a small blurred grey copy, per region):
 
 * nothing changed: the last frame's cards come back as they were (no network runs at all);
-* something changed: the detector runs only on the closer-look windows the change touches (and
-  the whole-frame pass, which finds the face-down cards); the other windows' boxes are kept;
+* something changed: the detector runs only on the closer-look windows the change touches; the
+  other windows' boxes are kept; the whole-frame pass (which finds the face-down cards) runs on
+  every third changed frame and on the first still frame after a change;
 * an index box whose pixels did not change and that lies where an index was read before keeps
   that reading: only new or changed indices go to the classifier, in one batch;
 * a low-rate recheck re-reads one region in full every few frames, round-robin, so nothing kept
   stays wrong for long (a slow change of light under the change threshold, say).
 
 On a region whose pixels did not change the networks would give exactly what they gave before
-(same input, same output), so reading incrementally gives the same cards as reading every frame in
-full; ``tests/test_vision_incremental.py`` checks it.
+(same input, same output), so once the table is still, reading incrementally gives the cards
+reading in full gives, and the table events agree; ``tests/test_vision_incremental.py`` checks it.
 
     reader = IncrementalReader(Detector.load(tile="auto"))
     cards = reader(frame)           # Detections, like the detector's own
@@ -46,6 +47,10 @@ SAME_BOX_IOU = 0.7
 # with a whole-frame pass and 6 windows (a 960 × 720 mat view), each is re-read every 28 frames,
 # about 3.5 s at 8 frames a second, at the cost of one pass every fourth frame.
 RECHECK_EVERY_FRAMES = 4
+# While the table keeps changing, the whole-frame pass (its face-down cards, the windows' size) runs
+# on every this-many changed frames, and on the first still frame after a change: a back under a
+# moving hand is hidden anyway, and a still frame reads exactly as in full.
+WHOLE_PASS_EVERY_CHANGED = 3
 # Only a sure reading is kept. The classifier's confidence in one index moves with its box by a
 # pixel or two (a pass over a window that changed elsewhere): a reading that is not sure is read
 # again, as reading every frame would, or one unlucky low sample would stand for every later
@@ -95,6 +100,8 @@ class IncrementalReader:
         self._backs: list = []
         self._cards: Detections | None = None
         self._recheck_turn = 0
+        self._changed_frames = 0
+        self._whole_behind = False   # the table changed since the whole-frame pass last ran
 
     # what the table pipeline asks of a detector ------------------------------------------------
     @property
@@ -144,16 +151,22 @@ class IncrementalReader:
             regions = ["whole"] + list(self._windows)
             recheck = regions[self._recheck_turn % len(regions)]
             self._recheck_turn += 1
-        if not changed.any() and recheck is None and self._cards is not None:
-            return self._cards   # a still table: what was read stands
         work.changed = bool(changed.any())
+        if not work.changed and recheck is None and self._cards is not None and not self._whole_behind:
+            return self._cards   # a still table: what was read stands
         detector = self.detector
         height, width = shape
 
-        # stage 1: the whole-frame pass when anything changed, the windows the change touches
-        if first or work.changed or recheck == "whole" or self._whole is None:
+        # stage 1: the whole-frame pass (see WHOLE_PASS_EVERY_CHANGED), the windows the change touches
+        if work.changed:
+            self._changed_frames += 1
+        if (first or recheck == "whole" or self._whole is None or (self._whole_behind and not work.changed)
+                or (work.changed and self._changed_frames % WHOLE_PASS_EVERY_CHANGED == 1)):
             self._whole = detector._detect_window(frame, 0, 0)
+            self._whole_behind = False
             work.passes += 1
+        elif work.changed:
+            self._whole_behind = True
         size = detector.window_size(shape, self._whole)
         if size != self._window_size:
             self._windows, self._window_size = {}, size
