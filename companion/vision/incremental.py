@@ -51,11 +51,11 @@ RECHECK_EVERY_FRAMES = 4
 # on every this-many changed frames, and on the first still frame after a change: a back under a
 # moving hand is hidden anyway, and a still frame reads exactly as in full.
 WHOLE_PASS_EVERY_CHANGED = 3
-# Only a sure reading is kept. The classifier's confidence in one index moves with its box by a
-# pixel or two (a pass over a window that changed elsewhere): a reading that is not sure is read
-# again, as reading every frame would, or one unlucky low sample would stand for every later
-# frame (on the Dungeon demo it turned two clear cards into questions: "only 55 % sure").
-KEEP_ABOVE_CONFIDENCE = 0.7
+# Only a sure reading is kept (the classifier's own confidence; on the demo tables a clear index
+# reads at 0.95-0.999). Its confidence moves with the box by a pixel or two (a pass over a window
+# that changed elsewhere): a reading that is not sure is read again, as reading every frame would,
+# or one unlucky low sample would stand for every later frame.
+KEEP_ABOVE_CONFIDENCE = 0.9
 
 
 @dataclass
@@ -211,8 +211,8 @@ class IncrementalReader:
             overlaps = _iou(box, previous)
             best = int(overlaps.argmax())
             old = self._readings[best]
-            if overlaps[best] >= SAME_BOX_IOU and old.code is not None and old.confidence >= KEEP_ABOVE_CONFIDENCE:
-                kept[n] = IndexReading(tuple(float(v) for v in box), float(scores[n]), old.code, old.confidence, old.rotation)
+            if overlaps[best] >= SAME_BOX_IOU and old.code is not None and old.class_confidence >= KEEP_ABOVE_CONFIDENCE:
+                kept[n] = IndexReading(tuple(float(v) for v in box), float(scores[n]), old.code, old.class_confidence, old.rotation)
         to_read = [n for n in range(len(boxes)) if n not in kept]
         read = detector.classify_boxes(frame, boxes[to_read]) if to_read else []
         fresh = {n: IndexReading(tuple(float(v) for v in boxes[n]), float(scores[n]), code, confidence, rotation)
