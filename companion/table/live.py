@@ -97,6 +97,7 @@ class LiveSource(FrameSource):
         self.delivered = 0
         self.dropped = 0
         self.index = -1   # the recording's index of the frame delivered last
+        self.lag = 0.0    # seconds between filming the frame delivered last and its delivery
         self.result = None  # what the consumer made of it, for a clock's cost model (run_live sets it)
         self.description = f"{getattr(recording, 'description', 'a recording')}, live"
 
@@ -117,6 +118,7 @@ class LiveSource(FrameSource):
                 continue
             if stamp > elapsed:
                 self.clock.sleep(stamp - elapsed)
+            self.lag = max(0.0, elapsed - stamp)   # how long the frame waited for the reader
             self.delivered += 1
             self.index = index
             self.result = None
