@@ -151,6 +151,10 @@ class TablePipeline:
         self.history: list[FrameResult] = []
         self.notices: list[str] = []
         self._detector_at_scale: Detector | None = None
+        self._marker_bounds: tuple[np.ndarray, np.ndarray] | None = None
+        # the last detections and what they were on the table: a detector that re-reads only what
+        # changed hands back the very same Detections for a still frame, and then so are they
+        self._observed: tuple[Detections, int, list[Observation]] | None = None
 
     # ------------------------------------------------------------------ steps
 
@@ -176,7 +180,7 @@ class TablePipeline:
             positions = self.locator.to_mat(centers)
             other_positions = self.locator.to_mat(np.nan_to_num(others))
             boxes_mm = self.locator.to_mat(_box_corners(detections.boxes)).reshape(-1, 4, 2)
-            on_marker = [self._on_a_marker(p, box) for p, box in zip(positions, boxes_mm)]
+            on_marker = self._on_markers(positions, boxes_mm)
         else:
             positions, other_positions = centers, others
             self._pixel_scale(detections)
@@ -194,22 +198,23 @@ class TablePipeline:
                 if code != "BACK" or not looks_like_its_surroundings(frame, box)]
         return detections if len(keep) == len(detections) else detections[keep]
 
-    def _on_a_marker(self, position_mm, box_mm: np.ndarray) -> bool:
-        """Whether a detection is one of the mat's printed markers: the detector reads their
+    def _on_markers(self, positions_mm: np.ndarray, boxes_mm: np.ndarray) -> np.ndarray:
+        """Which detections are one of the mat's printed markers: the detector reads their
         black-and-white squares as indices now and then. A card read from one lone index has its
         centre estimated off the index, so the test is also whether the detection's box holds most
-        of a marker (a real card laid on a marker would hide it; the mat asks players not to)."""
-        x, y = float(position_mm[0]), float(position_mm[1])
-        low, high = box_mm.min(0), box_mm.max(0)
-        for marker in self.layout.markers:
-            corners = marker.corners()
-            m_low, m_high = corners.min(0), corners.max(0)
-            if m_low[0] <= x <= m_high[0] and m_low[1] <= y <= m_high[1]:
-                return True
-            overlap = np.clip(np.minimum(high, m_high) - np.maximum(low, m_low), 0, None)
-            if overlap[0] * overlap[1] >= 0.5 * float(np.prod(m_high - m_low)):
-                return True
-        return False
+        of a marker (a real card laid on a marker would hide it; the mat asks players not to).
+        All detections against all markers at once: a 30-card table has 30 × 4 pairs every frame."""
+        if self._marker_bounds is None:
+            corners = [marker.corners() for marker in self.layout.markers]
+            self._marker_bounds = (np.array([c.min(0) for c in corners], np.float64).reshape(-1, 2),
+                                   np.array([c.max(0) for c in corners], np.float64).reshape(-1, 2))
+        m_low, m_high = self._marker_bounds                                    # markers × 2
+        positions = np.asarray(positions_mm, np.float64).reshape(-1, 1, 2)     # detections × 1 × 2
+        inside = ((positions >= m_low) & (positions <= m_high)).all(-1)
+        low, high = boxes_mm.min(1)[:, None, :], boxes_mm.max(1)[:, None, :]
+        overlap = np.clip(np.minimum(high, m_high) - np.maximum(low, m_low), 0, None)
+        covered = overlap[..., 0] * overlap[..., 1] >= 0.5 * np.prod(m_high - m_low, axis=1)
+        return (inside | covered).any(1)
 
     def _detector_for_the_mat(self) -> Detector:
         """On a mat the index size in pixels is known from its scale: a detector that can use it
@@ -253,7 +258,12 @@ class TablePipeline:
             self.history.append(result)
             return result
         detections = self._detector_for_the_mat()(frame)
-        observations = self.observations(detections, frame)
+        refreshes = self.locator.refreshes if self.locator is not None else 0
+        if self._observed is not None and self._observed[0] is detections and self._observed[1] == refreshes:
+            observations = self._observed[2]
+        else:
+            observations = self.observations(detections, frame)
+            self._observed = (detections, refreshes, observations)
         table_events = self.tracker.update(time, observations, occluded, held=held)
         if isinstance(self.binding, KingdomsBinding):
             self.binding.grid.observe([t.position for t in self.tracker.tracks if t.settled or len(t.sightings) > 2])

@@ -44,9 +44,10 @@ CHANGED_LEVELS = 12
 # within a pixel or two (IoU above 0.9), a neighbouring index never overlaps it that much.
 SAME_BOX_IOU = 0.7
 # Re-read one region (whole-frame pass or a window) in full every this many frames, round-robin:
-# with a whole-frame pass and 6 windows (a 960 × 720 mat view), each is re-read every 28 frames,
-# about 3.5 s at 8 frames a second, at the cost of one pass every fourth frame.
-RECHECK_EVERY_FRAMES = 4
+# with a whole-frame pass and 6 windows (a 960 × 720 mat view), each is re-read every 56 frames,
+# about 7 s at 8 frames a second, at the cost of one pass every eighth frame (every fourth made
+# the mean cost of a still 30-card frame 27 ms on loaded cores, three times its median).
+RECHECK_EVERY_FRAMES = 8
 # While the table keeps changing, the whole-frame pass (its face-down cards, the windows' size) runs
 # on every this-many changed frames, and on the first still frame after a change: a back under a
 # moving hand is hidden anyway, and a still frame reads exactly as in full.
