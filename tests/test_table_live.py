@@ -152,3 +152,42 @@ def test_a_new_face_first_seen_in_the_held_frame_does_not_replace_the_card():
     frames = [[("5D", (200, 200))]] * 16 + [[("6D", (200, 200))]]
     events = _kingdoms_run(frames)
     assert events == [("placed", "5D")]
+
+
+# ---------------------------------------------------------------------------------- the command
+
+def test_table_run_live_on_a_simulated_clock_reads_the_recording_to_its_truth(capsys):
+    from companion.cli import main
+
+    code = main(["table", "run", "--game", "chosen", "--source", str(demo_dir("chosen")), "--detector", "truth",
+                 "--live", "--frame-cost", "0.3", "--check-truth"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "truth: the final state matches truth.json" in out
+    read, dropped = (int(n) for n in __import__("re").search(r"(\d+) frames read, (\d+) dropped", out).groups())
+    assert read + dropped == demo_truth("chosen")["frames"] and dropped > read // 2
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--frame-cost", "0.3"], "--frame-cost needs --live"),
+    (["--live", "--frame-cost", "-1"], "at least 0 or 'work'"),
+    (["--live", "--frame-cost", "fast"], "at least 0 or 'work'"),
+])
+def test_table_run_refuses_a_bad_frame_cost(capsys, args, message):
+    from companion.cli import main
+
+    assert main(["table", "run", "--game", "chosen", "--source", str(demo_dir("chosen")), "--detector", "truth", *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_work_cost_model_charges_passes_and_readings():
+    from companion.table.live import WorkCost
+    from companion.vision.incremental import Work
+
+    class Result:
+        work = Work(changed=True, passes=7, classified=30)
+
+    model = WorkCost()
+    assert model(Result()) == pytest.approx(0.32)          # a full reading: the 2-core laptop's ~3 frames/s
+    assert model(object()) == model.base                   # no work record: a stand-in detector
+    assert SimulatedClock(model).cost is model

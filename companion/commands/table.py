@@ -43,8 +43,9 @@ def register(subparsers) -> None:
     run.add_argument("--live", action="store_true",
                      help="play a recording at its own frame rate as a camera would: frames the pipeline cannot keep up "
                           "with are dropped")
-    run.add_argument("--frame-cost", type=float, default=None, metavar="SECONDS",
-                     help="with --live: charge every frame this many seconds on a simulated clock instead of timing it "
+    run.add_argument("--frame-cost", default=None, metavar="SECONDS|work",
+                     help="with --live: charge every frame this many seconds on a simulated clock instead of timing it, "
+                          "or 'work': by the detector passes and readings it took, as on the 2-core laptop "
                           "(the same frames on any machine)")
     run.add_argument("--max-frames", type=int, default=None, help="stop after this many frames (live cameras)")
     run.add_argument("--settle", type=float, default=None, help="seconds a card must be seen steadily (default 0.6)")
@@ -115,6 +116,25 @@ def _detector(args):
                            "'--detector truth' replays a rendered recording's cards.jsonl.gz to test the tracking only") from None
 
 
+def _frame_cost(args):
+    """--frame-cost as a SimulatedClock cost: seconds, or the work model; None for the wall clock."""
+    if args.frame_cost is None:
+        return None
+    if not args.live:
+        raise CommandError("--frame-cost needs --live")
+    if args.frame_cost == "work":
+        from companion.table.live import WorkCost
+
+        return WorkCost()
+    try:
+        seconds = float(args.frame_cost)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise CommandError(f"--frame-cost is a number of seconds of at least 0 or 'work', got {args.frame_cost!r}")
+    return seconds
+
+
 def run_command(args) -> int:
     from calibration.homography import LensCalibration
     from calibration.layouts import load_layout
@@ -124,8 +144,7 @@ def run_command(args) -> int:
 
     if args.refresh <= 0 or (args.settle is not None and args.settle <= 0):
         raise CommandError("--refresh and --settle must be positive numbers of seconds")
-    if args.frame_cost is not None and (not args.live or args.frame_cost < 0):
-        raise CommandError("--frame-cost needs --live and a number of seconds of at least 0")
+    frame_cost = _frame_cost(args)
     truth = _truth_near(args.source)
     setup, setup_events = _setup(args, truth)
     layout = load_layout(args.layout) if args.layout else None
@@ -161,7 +180,7 @@ def run_command(args) -> int:
             if isinstance(source, CameraSource):
                 raise CommandError("--live plays a recording as a camera would; a camera is live already")
             try:
-                live = LiveSource(source, SimulatedClock(args.frame_cost) if args.frame_cost is not None else WallClock())
+                live = LiveSource(source, SimulatedClock(frame_cost) if frame_cost is not None else WallClock())
             except SourceError as error:
                 raise CommandError(str(error)) from None
             if hasattr(detector, "following"):   # --detector truth: the card list of the frame delivered

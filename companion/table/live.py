@@ -19,6 +19,7 @@ feed's loop as well as ``run_live``) is timed alike.
 from __future__ import annotations
 
 import time as _time
+from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
@@ -76,6 +77,29 @@ class SimulatedClock:
             seconds = float(self.cost)
         self.charged += 1
         self.time += max(0.0, seconds)
+
+
+@dataclass(frozen=True)
+class WorkCost:
+    """A frame's cost from the work its reading took (``FrameResult.work``: detector passes and
+    indices classified), for a :class:`SimulatedClock`: deterministic, and it still rewards a
+    pipeline for reading less.
+
+    The defaults model the project's 2-core table laptop: a full reading of a 960 × 720 mat view
+    (whole frame + 6 windows, ~30 indices) comes to 0.32 s, the 3.3-3.5 frames/s that
+    ``python benchmarks/run.py table`` measured on idle cores before issue 14 (docs/table.md).
+    A frame without a work record (a stand-in detector) costs ``base``.
+    """
+
+    base: float = 0.010
+    per_pass: float = 0.040
+    per_index: float = 0.001
+
+    def __call__(self, result) -> float:
+        work = getattr(result, "work", None)
+        if work is None:
+            return self.base
+        return self.base + self.per_pass * work.passes + self.per_index * work.classified
 
 
 class LiveSource(FrameSource):
