@@ -191,3 +191,30 @@ def test_the_work_cost_model_charges_passes_and_readings():
     assert model(Result()) == pytest.approx(0.32)          # a full reading: the 2-core laptop's ~3 frames/s
     assert model(object()) == model.base                   # no work record: a stand-in detector
     assert SimulatedClock(model).cost is model
+
+
+class Rendered(FrameSource):
+    def __init__(self, frames, fps):
+        self.frames, self.fps = frames, fps
+
+    def __iter__(self):
+        for frame in self.frames:
+            yield frame.time, frame.image
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game,seed", [("kingdoms", 31), ("dungeon", 32), ("chosen", 33)])
+def test_a_freshly_rendered_game_reaches_its_truth_live(game, seed):
+    """A seed no other test or training step uses, rendered small, played live at a third of a
+    second a frame: the perfect detector's card list of each frame the live source delivers."""
+    from companion.synthetic.recording import CameraSettings, build_scenario, render_frames
+
+    camera = CameraSettings(width=512, height=384, fps=6.0)
+    scenario = build_scenario(game, seed)
+    frames = list(render_frames(scenario, camera))
+    live = LiveSource(Rendered(frames, camera.fps), SimulatedClock(1 / 3))
+    detector = TruthDetector([f.cards for f in frames]).following(live)
+    pipeline = build_pipeline(game, detector, scenario.setup, scenario.setup_events)
+    summary = run_live(pipeline, live, flush_seconds=3.0)
+    assert summary["live"]["frames_dropped"] > summary["live"]["frames_read"] // 2
+    assert summary["state"] == scenario.final_view()
