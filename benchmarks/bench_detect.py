@@ -91,14 +91,22 @@ def benchmark_frame() -> tuple[np.ndarray, int, str]:
 
 
 def _median_ms(function, repeats: int, warmup: int) -> float:
+    return _interleaved_ms([function], repeats, warmup)[0]
+
+
+def _interleaved_ms(functions, repeats: int, warmup: int) -> list[float]:
+    """Median milliseconds of each function, timed in turns (A B A B ...) so that a load that comes
+    and goes on a shared machine weighs on each alike: the ratios between them are fair."""
     for _ in range(warmup):
-        function()
-    timings = []
+        for function in functions:
+            function()
+    timings = [[] for _ in functions]
     for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        timings.append((time.perf_counter() - start) * 1000)
-    return statistics.median(timings)
+        for function, times in zip(functions, timings):
+            start = time.perf_counter()
+            function()
+            times.append((time.perf_counter() - start) * 1000)
+    return [statistics.median(times) for times in timings]
 
 
 def run(quick: bool) -> list[dict]:
@@ -108,27 +116,31 @@ def run(quick: bool) -> list[dict]:
 
     repeats, warmup = (5, 2) if quick else (60, 8)
     frame, drawn, source = benchmark_frame()
-    rows = []
+    loaded = {}
     for backend in available_backends():
         try:
-            detector = Detector.load(backend=backend, threads=THREADS)
+            loaded[backend] = (Detector.load(backend=backend, threads=THREADS),
+                               Detector.load(backend=backend, threads=THREADS, tile="auto"))
         except WeightsMissingError as error:
             print(f"bench_detect: skipped ({error})", file=sys.stderr)
             return []
+    # every backend's every row timed in one interleaved loop: side by side, under the same load
+    functions, rows = [], []
+    for backend, (detector, closer) in loaded.items():
         found = detector(frame)
         indices = [reading.box for reading in detector.read(frame).indices]
         classified = sum(len(plausible_turns(box)) for box in indices)
         note = (f"1280x720 {source}, {drawn} cards, {len(found)} found "
-                f"({len(indices)} index crops, {classified} classified turns), {THREADS} threads, median of {repeats}")
-        rows.append({"name": f"{backend}: detector only", "median": _median_ms(lambda: detector.detect_boxes(frame), repeats, warmup),
-                     "unit": "ms/frame", "note": note})
-        rows.append({"name": f"{backend}: whole path (frame -> cards)", "median": _median_ms(lambda: detector(frame), repeats, warmup),
-                     "unit": "ms/frame", "note": note})
-        closer = Detector.load(backend=backend, threads=THREADS, tile="auto")
+                f"({len(indices)} index crops, {classified} classified turns), {THREADS} threads, median of {repeats}, "
+                f"backends timed in turns")
         size = closer.window_size(frame.shape[:2], closer._detect_window(frame, 0, 0))
-        rows.append({"name": f"{backend}: whole path, tile auto", "median": _median_ms(lambda: closer(frame), repeats, warmup),
-                     "unit": "ms/frame", "note": f"{len(closer(frame))} found; " + (
-                         f"windows of {size} px" if size else "no closer look needed")})
+        functions += [lambda d=detector: d.detect_boxes(frame), lambda d=detector: d(frame), lambda d=closer: d(frame)]
+        rows += [{"name": f"{backend}: detector only", "unit": "ms/frame", "note": note},
+                 {"name": f"{backend}: whole path (frame -> cards)", "unit": "ms/frame", "note": note},
+                 {"name": f"{backend}: whole path, tile auto", "unit": "ms/frame", "note": f"{len(closer(frame))} found; " + (
+                     f"windows of {size} px" if size else "no closer look needed")}]
+    for row, median in zip(rows, _interleaved_ms(functions, repeats, warmup)):
+        row["median"] = median
     return rows
 
 

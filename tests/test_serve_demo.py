@@ -11,6 +11,7 @@ import pytest
 from companion.commands.serve import demo_config, start_demo_table
 from companion.synthetic.recording import replay_truth
 from companion.table.demos import DEMO_GAMES, demo_truth
+from companion.table.live import SimulatedClock
 from web_ui import create_app, shutdown
 
 
@@ -22,7 +23,9 @@ def comparable(view: dict) -> dict:
 @pytest.mark.slow
 @pytest.mark.parametrize("game", DEMO_GAMES)
 def test_the_demo_recording_reaches_its_truth_through_the_web_table(tmp_path, game):
-    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), **demo_config(game, "truth")})
+    """Played live, as the server plays it, on a simulated clock charging every frame a third of a
+    second (the neural pipeline's rate before issue 14): most frames are dropped, as a camera would."""
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), **demo_config(game, "truth", SimulatedClock(1 / 3))})
     try:
         table, pin = start_demo_table(app, game)
         feed = app.extensions["camera"].feeds[table.id]
@@ -34,6 +37,7 @@ def test_the_demo_recording_reaches_its_truth_through_the_web_table(tmp_path, ga
         state = app.test_client().get(f"/api/tables/{table.id}").get_json()
         assert comparable(state) == comparable(replay_truth(demo_truth(game)))
         assert pin.isdigit()
+        assert feed.source.dropped > feed.source.delivered // 2
     finally:
         shutdown(app)
 

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 
 import cv2
+import pytest
 import numpy as np
 
 from companion.session.camera import CameraFeed
@@ -207,3 +208,31 @@ def test_the_real_table_pipeline_feeds_a_kingdoms_table(tmp_path):
     from companion.vision.annotate import draw_cards
 
     assert (shown[0] != draw_cards(frame, feed.last_detections)).any()  # the pipeline's overlay is drawn on top
+
+
+def test_every_feed_shares_one_detector_loaded_once(monkeypatch):
+    import threading
+
+    import companion.session.camera as camera
+    from companion.vision import Detector, WeightsMissingError
+
+    loads = []
+
+    def fake_load(**kwargs):
+        loads.append(kwargs)
+        if len(loads) == 1:
+            raise WeightsMissingError("not yet installed")
+        return object()
+
+    monkeypatch.setattr(camera, "_shared_detector", None)
+    monkeypatch.setattr(Detector, "load", staticmethod(fake_load))
+    with pytest.raises(WeightsMissingError):
+        camera.load_detector()          # a failed load is not remembered: the next feed tries again
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(camera.load_detector())) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(got) == 4 and all(d is got[0] for d in got)
+    assert loads == [{"tile": "auto"}, {"tile": "auto"}]

@@ -17,7 +17,8 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.session import Table
 from companion.session.camera import CameraFeed, default_pipeline, load_detector
-from companion.table.sources import PushSource, SourceError, open_source
+from companion.table.live import open_live
+from companion.table.sources import PushSource, SourceError
 from web_ui.api import ApiError, json_body, referee_table, registry
 
 bp = Blueprint("camera", __name__, url_prefix="/api")
@@ -42,6 +43,8 @@ class CameraHub:
     def __init__(self, config: Any) -> None:
         self.max_bytes = int(config.get("MAX_FRAME_BYTES", 4 * 1024 * 1024))
         self.server_source = config.get("CAMERA_SOURCE")
+        # a recording named as the camera plays live, at its own frame rate (companion serve --demo)
+        self.open_camera = config.get("CAMERA_OPENER") or open_live
         self.detector_loader = config.get("CAMERA_DETECTOR_LOADER") or (load_detector if config.get("CAMERA_DETECTION", True) else _detection_off)
         self.pipeline_factory = config.get("CAMERA_PIPELINE_FACTORY") or default_pipeline
         self._frames: dict[str, Frame] = {}
@@ -78,7 +81,7 @@ class CameraHub:
                     feed.stop()
                     del self.feeds[table_id]
             try:
-                source = open_source(self.server_source)
+                source = self.open_camera(self.server_source)
             except (SourceError, ValueError, OSError) as error:
                 raise ApiError(409, f"the server camera {self.server_source!r} cannot be opened: {error}") from None
             return self._start_feed(table, source, f"server camera {self.server_source}")

@@ -76,15 +76,25 @@ def ensure_certificate(directory: pathlib.Path, address: str) -> tuple[pathlib.P
     return cert, key
 
 
-def demo_config(game: str, detector_choice: str) -> dict:
-    """App settings that make the shipped recording of ``game`` the server's camera."""
+def demo_config(game: str, detector_choice: str, clock=None) -> dict:
+    """App settings that make the shipped recording of ``game`` the server's camera, played live: at
+    its own frame rate, the frames the pipeline cannot keep up with dropped (``clock``: a simulated
+    one for tests, else the wall clock)."""
     from companion.table.demos import demo_detector, demo_dir
+    from companion.table.live import open_live
 
     folder = demo_dir(game)
     detector, kind = demo_detector(game, detector_choice)
     print("Demo detector: " + ("the shipped neural detector" if kind == "neural" else "the recording's own card list"
                                + ("" if detector_choice == "truth" else " (no neural weights installed)")))
-    return {"CAMERA_SOURCE": str(folder), "CAMERA_DETECTOR_LOADER": lambda: detector}
+
+    def open_camera(spec):
+        live = open_live(spec, clock)
+        if kind == "truth":
+            detector.following(live)   # the card list of the frame the live source delivered
+        return live
+
+    return {"CAMERA_SOURCE": str(folder), "CAMERA_DETECTOR_LOADER": lambda: detector, "CAMERA_OPENER": open_camera}
 
 
 def start_demo_table(app, game: str):

@@ -40,6 +40,13 @@ def register(subparsers) -> None:
                      help="neural detector: look closer in overlapping windows when the cards are small in the frame "
                           "(auto: sized from what the first pass found; PX: window side in pixels; default auto)")
     run.add_argument("--fps", type=float, default=None, help="frame rate of an image folder (default: truth.json's, else 10)")
+    run.add_argument("--live", action="store_true",
+                     help="play a recording at its own frame rate as a camera would: frames the pipeline cannot keep up "
+                          "with are dropped")
+    run.add_argument("--frame-cost", default=None, metavar="SECONDS|work",
+                     help="with --live: charge every frame this many seconds on a simulated clock instead of timing it, "
+                          "or 'work': by the detector passes and readings it took, as on the 2-core laptop "
+                          "(the same frames on any machine)")
     run.add_argument("--max-frames", type=int, default=None, help="stop after this many frames (live cameras)")
     run.add_argument("--settle", type=float, default=None, help="seconds a card must be seen steadily (default 0.6)")
     run.add_argument("--refresh", type=float, default=3.0, help="re-find the mat's markers every this many seconds (default 3)")
@@ -109,6 +116,25 @@ def _detector(args):
                            "'--detector truth' replays a rendered recording's cards.jsonl.gz to test the tracking only") from None
 
 
+def _frame_cost(args):
+    """--frame-cost as a SimulatedClock cost: seconds, or the work model; None for the wall clock."""
+    if args.frame_cost is None:
+        return None
+    if not args.live:
+        raise CommandError("--frame-cost needs --live")
+    if args.frame_cost == "work":
+        from companion.table.live import WorkCost
+
+        return WorkCost()
+    try:
+        seconds = float(args.frame_cost)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise CommandError(f"--frame-cost is a number of seconds of at least 0 or 'work', got {args.frame_cost!r}")
+    return seconds
+
+
 def run_command(args) -> int:
     from calibration.homography import LensCalibration
     from calibration.layouts import load_layout
@@ -119,6 +145,7 @@ def run_command(args) -> int:
 
     if args.refresh <= 0 or (args.settle is not None and args.settle <= 0):
         raise CommandError("--refresh and --settle must be positive numbers of seconds")
+    frame_cost = _frame_cost(args)
     truth = _truth_near(args.source)
     setup, setup_events = _setup(args, truth)
     layout = load_layout(args.layout) if args.layout else None
@@ -142,11 +169,26 @@ def run_command(args) -> int:
             for question in outcome.questions:
                 print(f"           ? {question}", file=sys.stderr)
 
-    frames = iter(source)
-    if args.max_frames:
-        frames = (item for _, item in zip(range(args.max_frames), frames))
+    flush = pipeline.tracker.config.remove_after_seconds + 0.5
     try:
-        summary = pipeline.run(frames, on_frame=show, flush_seconds=pipeline.tracker.config.remove_after_seconds + 0.5)
+        if args.live:
+            from companion.table.live import LiveSource, SimulatedClock, WallClock, run_live
+            from companion.table.sources import CameraSource, SourceError
+
+            if isinstance(source, CameraSource):
+                raise CommandError("--live plays a recording as a camera would; a camera is live already")
+            try:
+                live = LiveSource(source, SimulatedClock(frame_cost) if frame_cost is not None else WallClock())
+            except SourceError as error:
+                raise CommandError(str(error)) from None
+            if hasattr(detector, "following"):   # --detector truth: the card list of the frame delivered
+                detector.following(live)
+            summary = run_live(pipeline, live, on_frame=show, flush_seconds=flush)
+        else:
+            frames = iter(source)
+            if args.max_frames:
+                frames = (item for _, item in zip(range(args.max_frames), frames))
+            summary = pipeline.run(frames, on_frame=show, flush_seconds=flush)
     finally:
         source.close()
     matched = None
@@ -186,6 +228,9 @@ def _print_text(summary: dict) -> None:
     print(f"{summary['game']}: {summary['frames']} frames, positions in {summary['units'] or '?'}"
           + (f", mat {mat['layout']} (markers {mat['markers']}, {mat['error_mm']} mm)" if mat else ""))
     print(f"engine events applied: {len(summary['engine_events'])}")
+    live = summary.get("live")
+    if live:
+        print(f"live at {live['fps']:g} fps: {live['frames_read']} frames read, {live['frames_dropped']} dropped")
     for question in summary["questions"]:
         print(f"question: {question}")
     for notice in summary["notices"]:

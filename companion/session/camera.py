@@ -1,6 +1,7 @@
 """A table's camera: frames through the table pipeline, its readings into the session as camera events.
 
-One :class:`CameraFeed` per table runs in its own thread. It reads a frame source (the server's
+One :class:`CameraFeed` per table runs in its own thread; all of them share one detector
+(:func:`load_detector`). It reads a frame source (the server's
 ``--camera`` or a :class:`~companion.table.sources.PushSource` fed by a phone), runs the table
 pipeline, and submits each engine event the pipeline settles on with ``source="camera"``: the
 session applies the rules, and a referee's correction of the same place still wins. Before each
@@ -24,11 +25,26 @@ PipelineFactory = Callable[[Table, Callable[[np.ndarray], Any]], Any]
 FrameCallback = Callable[[np.ndarray], None]
 
 
-def load_detector():
-    """The shipped card detector (ONNX); raises when its weights are not installed."""
-    from companion.vision import Detector
+_shared_detector = None
+_shared_detector_lock = threading.Lock()
 
-    return Detector.load()
+
+def load_detector():
+    """The shipped card detector, loaded once per process and shared by every table's feed; raises
+    when its weights are not installed (and tries again on the next call).
+
+    Each feed used to load its own pair of networks (tens of MB and about a second each); the
+    networks hold no per-frame state and their runtimes serve concurrent calls, so one copy does.
+    The closer look is on (``tile="auto"``), as in ``companion table run``: a whole table seen from
+    above has indices too small for the whole-frame pass alone.
+    """
+    global _shared_detector
+    with _shared_detector_lock:
+        if _shared_detector is None:
+            from companion.vision import Detector
+
+            _shared_detector = Detector.load(tile="auto")
+        return _shared_detector
 
 
 def default_pipeline(table: Table, detector: Callable[[np.ndarray], Any]):

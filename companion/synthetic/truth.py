@@ -25,6 +25,14 @@ class TruthDetector:
         self.frames_cards = frames_cards
         self.confidence = confidence
         self.calls = 0
+        # Which recorded frame is being read, when frames are skipped (a live source drops the ones
+        # it cannot keep up with): a callable giving the frame's index in the recording.
+        self.frame_index = None
+
+    def following(self, source) -> "TruthDetector":
+        """Reads the cards of the frame ``source`` (a live source, with ``index``) delivered last."""
+        self.frame_index = lambda: source.index
+        return self
 
     @classmethod
     def from_jsonl(cls, path: "str | pathlib.Path") -> "TruthDetector":
@@ -40,7 +48,8 @@ class TruthDetector:
         return cls([json.loads(line)["cards"] for line in lines if line.strip()])
 
     def __call__(self, frame: np.ndarray) -> Detections:
-        cards = self.frames_cards[self.calls] if self.calls < len(self.frames_cards) else []
+        index = self.calls if self.frame_index is None else self.frame_index()
+        cards = self.frames_cards[index] if 0 <= index < len(self.frames_cards) else []
         self.calls += 1
         if not cards:
             return Detections.empty()

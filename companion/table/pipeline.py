@@ -25,6 +25,7 @@ from companion.table.bindings import BINDINGS, Binding, Outcome, binding_for
 from companion.table.events import Observation, TableEvent
 from companion.table.tracker import Tracker, TrackerConfig
 from companion.vision.detections import Detections, ScaleAwareDetector
+from companion.vision.incremental import reads_incrementally
 
 Detector = Callable[[np.ndarray], Detections]
 MAT_MODES = ("auto", "none", "required")
@@ -45,6 +46,7 @@ class PipelineConfig:
     match_retune: float = 0.2               # without a mat: re-gate matching when the card size moved this share
     detector_rescale: float = 0.1           # tell the detector a new index size when it moved this share
     flush_step_seconds: float = 0.1         # the empty-handed frames ``run(flush_seconds=...)`` adds
+    incremental: bool = True                # the neural detector re-reads only what changed (vision/incremental.py)
 
     def __post_init__(self) -> None:
         if self.mat not in MAT_MODES:
@@ -59,6 +61,7 @@ class FrameResult:
     outcomes: list[Outcome]
     occluded: bool
     seconds: float
+    work: object = None   # what the detector did for it (IncrementalReader.last_work), when it says
 
     @property
     def engine_events(self) -> list[dict]:
@@ -132,8 +135,8 @@ class TablePipeline:
     def __init__(self, binding: Binding, detector: Detector, layout: Layout | None = None,
                  config: PipelineConfig | None = None, lens: LensCalibration | None = None) -> None:
         self.binding = binding
-        self.detector = detector
         self.config = config or PipelineConfig()
+        self.detector = reads_incrementally(detector) if self.config.incremental else detector
         self.game = binding.game
         if binding.needs_mat and self.config.mat == "none":
             raise PipelineError(f"{self.game} needs its mat: zones come from the mat's markers (print one with 'companion mat')")
@@ -150,6 +153,10 @@ class TablePipeline:
         self.history: list[FrameResult] = []
         self.notices: list[str] = []
         self._detector_at_scale: Detector | None = None
+        self._marker_bounds: tuple[np.ndarray, np.ndarray] | None = None
+        # the last detections and what they were on the table: a detector that re-reads only what
+        # changed hands back the very same Detections for a still frame, and then so are they
+        self._observed: tuple[Detections, int, list[Observation]] | None = None
 
     # ------------------------------------------------------------------ steps
 
@@ -175,7 +182,7 @@ class TablePipeline:
             positions = self.locator.to_mat(centers)
             other_positions = self.locator.to_mat(np.nan_to_num(others))
             boxes_mm = self.locator.to_mat(_box_corners(detections.boxes)).reshape(-1, 4, 2)
-            on_marker = [self._on_a_marker(p, box) for p, box in zip(positions, boxes_mm)]
+            on_marker = self._on_markers(positions, boxes_mm)
         else:
             positions, other_positions = centers, others
             self._pixel_scale(detections)
@@ -193,22 +200,23 @@ class TablePipeline:
                 if code != "BACK" or not looks_like_its_surroundings(frame, box)]
         return detections if len(keep) == len(detections) else detections[keep]
 
-    def _on_a_marker(self, position_mm, box_mm: np.ndarray) -> bool:
-        """Whether a detection is one of the mat's printed markers: the detector reads their
+    def _on_markers(self, positions_mm: np.ndarray, boxes_mm: np.ndarray) -> np.ndarray:
+        """Which detections are one of the mat's printed markers: the detector reads their
         black-and-white squares as indices now and then. A card read from one lone index has its
         centre estimated off the index, so the test is also whether the detection's box holds most
-        of a marker (a real card laid on a marker would hide it; the mat asks players not to)."""
-        x, y = float(position_mm[0]), float(position_mm[1])
-        low, high = box_mm.min(0), box_mm.max(0)
-        for marker in self.layout.markers:
-            corners = marker.corners()
-            m_low, m_high = corners.min(0), corners.max(0)
-            if m_low[0] <= x <= m_high[0] and m_low[1] <= y <= m_high[1]:
-                return True
-            overlap = np.clip(np.minimum(high, m_high) - np.maximum(low, m_low), 0, None)
-            if overlap[0] * overlap[1] >= 0.5 * float(np.prod(m_high - m_low)):
-                return True
-        return False
+        of a marker (a real card laid on a marker would hide it; the mat asks players not to).
+        All detections against all markers at once: a 30-card table has 30 × 4 pairs every frame."""
+        if self._marker_bounds is None:
+            corners = [marker.corners() for marker in self.layout.markers]
+            self._marker_bounds = (np.array([c.min(0) for c in corners], np.float64).reshape(-1, 2),
+                                   np.array([c.max(0) for c in corners], np.float64).reshape(-1, 2))
+        m_low, m_high = self._marker_bounds                                    # markers × 2
+        positions = np.asarray(positions_mm, np.float64).reshape(-1, 1, 2)     # detections × 1 × 2
+        inside = ((positions >= m_low) & (positions <= m_high)).all(-1)
+        low, high = boxes_mm.min(1)[:, None, :], boxes_mm.max(1)[:, None, :]
+        overlap = np.clip(np.minimum(high, m_high) - np.maximum(low, m_low), 0, None)
+        covered = overlap[..., 0] * overlap[..., 1] >= 0.5 * np.prod(m_high - m_low, axis=1)
+        return (inside | covered).any(1)
 
     def _detector_for_the_mat(self) -> Detector:
         """On a mat the index size in pixels is known from its scale: a detector that can use it
@@ -235,7 +243,8 @@ class TablePipeline:
             self.tracker.config = replace(self.tracker.config, match_distance=gate)
         self.binding.on_card_size(short, long)
 
-    def process(self, time: float, frame: np.ndarray) -> FrameResult:
+    def process(self, time: float, frame: np.ndarray, held: bool = False) -> FrameResult:
+        """One frame; ``held`` marks the last frame repeated after the input ended (see ``run``)."""
         started = _time.perf_counter()
         if self.started_at is None:
             self.started_at = time
@@ -249,17 +258,26 @@ class TablePipeline:
             self.history.append(result)
             return result
         detections = self._detector_for_the_mat()(frame)
-        observations = self.observations(detections, frame)
-        table_events = self.tracker.update(time, observations, occluded)
+        refreshes = self.locator.refreshes if self.locator is not None else 0
+        if self._observed is not None and self._observed[0] is detections and self._observed[1] == refreshes:
+            observations = self._observed[2]
+        else:
+            observations = self.observations(detections, frame)
+            self._observed = (detections, refreshes, observations)
+        table_events = self.tracker.update(time, observations, occluded, held=held)
         self.binding.observe_tracks(self.tracker.tracks)
         outcomes = [self.binding.handle(event) for event in table_events]
-        result = FrameResult(time, len(detections), table_events, outcomes, occluded, _time.perf_counter() - started)
+        result = FrameResult(time, len(detections), table_events, outcomes, occluded, _time.perf_counter() - started,
+                             getattr(self._detector_at_scale or self.detector, "last_work", None))
         self.history.append(result)
         return result
 
     def run(self, frames: Iterable[tuple[float, np.ndarray]], on_frame: Callable[[FrameResult], None] | None = None,
             flush_seconds: float | None = None) -> dict:
-        """Runs over a whole source; ``flush_seconds`` extra empty-handed time lets the last card settle."""
+        """Runs over a whole source; ``flush_seconds`` extra empty-handed time lets the last card settle.
+
+        During that time the last frame is held: only readings already steady before the end may
+        settle (a misread in the last frame would otherwise become a phantom card)."""
         last_time, last_frame = None, None
         for time, frame in frames:
             result = self.process(time, frame)
@@ -269,7 +287,7 @@ class TablePipeline:
         if last_frame is not None and flush_seconds:
             step = self.config.flush_step_seconds
             for k in range(1, int(flush_seconds / step) + 1):
-                result = self.process(last_time + k * step, last_frame)
+                result = self.process(last_time + k * step, last_frame, held=True)
                 if on_frame:
                     on_frame(result)
         return self.summary()
@@ -291,7 +309,8 @@ class TablePipeline:
 
 def build_pipeline(game: str, detector: Detector, setup: dict, setup_events: list[dict] | None = None,
                    mat: str = "auto", layout: Layout | None = None, tracker: TrackerConfig | None = None,
-                   lens: LensCalibration | None = None, refresh_seconds: float = 3.0) -> TablePipeline:
+                   lens: LensCalibration | None = None, refresh_seconds: float = 3.0,
+                   incremental: bool = True) -> TablePipeline:
     """The usual assembly: a binding for the game, the shipped mat for its player count, default timers."""
     if game not in BINDINGS:
         raise ValueError(f"no table binding for {game!r}: choose one of {', '.join(BINDINGS)}")
@@ -299,5 +318,5 @@ def build_pipeline(game: str, detector: Detector, setup: dict, setup_events: lis
     binding = binding_for(game, setup, setup_events)
     if layout is None and mat != "none":
         layout = layout_for(game, len(setup.get("players", [])) or None)
-    config = PipelineConfig(tracker=tracker, mat=mat, refresh_seconds=refresh_seconds)
+    config = PipelineConfig(tracker=tracker, mat=mat, refresh_seconds=refresh_seconds, incremental=incremental)
     return TablePipeline(binding, detector, layout, config, lens)

@@ -96,6 +96,9 @@ class Tracker:
         self._next_id = 1
         self._last_time: float | None = None
         self._frame_times: deque = deque(maxlen=600)
+        # The time of the last real frame once the input has ended and its last frame is being held
+        # (so late cards can settle): from then on only readings steady before it may settle.
+        self.held_since: float | None = None
 
     # ------------------------------------------------------------------ public
 
@@ -108,10 +111,16 @@ class Tracker:
         return [{"track": t.id, "card": t.code, "zone": t.zone, "position": [round(v, 1) for v in t.position],
                  **({"face": t.face} if t.face else {})} for t in self.cards]
 
-    def update(self, time: float, observations: Iterable[Observation], occluded: bool = False) -> list[TableEvent]:
+    def update(self, time: float, observations: Iterable[Observation], occluded: bool = False,
+               held: bool = False) -> list[TableEvent]:
+        """One frame's readings; ``held`` says the frame is the input's last one, held after its end."""
         cfg = self.config
         if self._last_time is not None and time < self._last_time:
             raise ValueError(f"frame time went backwards: {time} after {self._last_time}")
+        if held and self.held_since is None:
+            self.held_since = self._last_time if self._last_time is not None else time
+        elif not held:
+            self.held_since = None
         dt = 0.0 if self._last_time is None else time - self._last_time
         self._last_time = time
         self._frame_times.append(time)
@@ -198,6 +207,8 @@ class Tracker:
         code, confidence = _vote(window)
         if code is None:
             return []
+        if self.held_since is not None and not self._steady_before_hold(track, code):
+            return []   # seen steadily only because the last frame is held: a misread there is no card
         zone = self.zone_of(track.position)
         if confidence < cfg.sure_for(code):
             return self._ask(track, time, "unsure", f"is the card at this spot {code}? the camera is only "
@@ -237,6 +248,19 @@ class Tracker:
             return self._ask(track, time, "nozone", f"{code} lies outside every zone of the mat", {"guess": code}, None)
         track.settled, track.code, track.zone = True, code, zone
         return [TableEvent("placed", code, zone, time, track.id, track.position)]
+
+    def _steady_before_hold(self, track: Track, code: str) -> bool:
+        """Whether ``code`` was read steadily at ``track`` in the real frames before the input ended.
+
+        The held last frame repeats whatever it shows, so its readings prove nothing more. Before
+        the end the reading must have been seen in at least two real frames, in a steady share of
+        the real frames since it appeared (at most ``settle_seconds`` back), and won their vote.
+        """
+        end, cfg = self.held_since, self.config
+        since = max(track.first_seen, end - cfg.settle_seconds) - 1e-9
+        real = [s for s in track.sightings if since <= s.time <= end + 1e-9]
+        frames = sum(1 for t in self._frame_times if since <= t <= end + 1e-9)
+        return len(real) >= 2 and len(real) >= cfg.steady_fraction * frames and _vote(real)[0] == code
 
     def _absorb(self, settled: Track, candidate: Track) -> None:
         """The candidate's sightings become the settled card's: the same card, seen anew."""
@@ -304,7 +328,9 @@ class Tracker:
         window = track.recent(time, cfg.settle_seconds)
         code, confidence = _vote(window)
         changed = False
-        if code is not None and code != track.code and _share(window, code) >= cfg.steady_fraction:
+        # a change first steady in the held last frame is only that frame's misread, repeated
+        fresh_in_hold = self.held_since is not None and track.pending_code != code
+        if code is not None and code != track.code and _share(window, code) >= cfg.steady_fraction and not fresh_in_hold:
             if track.pending_code != code:
                 track.pending_code, track.pending_code_since = code, time
             changed = time - track.pending_code_since >= cfg.settle_seconds - 1e-9

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -220,6 +221,7 @@ class OpenVinoModel(Model):
             compiled = core.compile_model(model, "CPU", config)
         self._compiled = compiled
         self._request = compiled.create_infer_request()
+        self._lock = threading.Lock()
         if self.batchable and not self._agrees_with(core.compile_model(model, "CPU", config)):
             self._compiled = core.compile_model(model, "CPU", config)
             self._request = self._compiled.create_infer_request()
@@ -237,7 +239,8 @@ class OpenVinoModel(Model):
         return got.shape == expected.shape and bool(np.allclose(got, expected, atol=1e-4))
 
     def run(self, batch: np.ndarray) -> np.ndarray:
-        return np.array(self._request.infer({0: batch})[0])
+        with self._lock:   # one infer request: the feeds sharing a detector take turns on it
+            return np.array(self._request.infer({0: batch})[0])
 
 
 def available_backends() -> list[str]:

@@ -1,0 +1,257 @@
+"""Reading a camera's frames in proportion to what changed, not to how many frames there are.
+
+A table camera films mostly the same table, frame after frame: the cards lie still and a hand
+moves over one part of it. :class:`IncrementalReader` wraps a :class:`~companion.vision.Detector`
+and, for each frame, compares it with what it last read (a small blurred grey copy, per region):
+
+* nothing changed: the last frame's cards come back as they were (no network runs at all);
+* something changed: the detector runs only on the closer-look windows the change touches; the
+  other windows' boxes are kept; the whole-frame pass (which finds the face-down cards) runs on
+  every third changed frame and on the first still frame after a change;
+* an index box whose pixels did not change and that lies where an index was read before keeps
+  that reading: only new or changed indices go to the classifier, in one batch;
+* a low-rate recheck re-reads one region in full every few frames, round-robin, so nothing kept
+  stays wrong for long (a slow change of light under the change threshold, say).
+
+On a region whose pixels did not change the networks would give exactly what they gave before
+(same input, same output), so once the table is still, reading incrementally gives the cards
+reading in full gives, and the table events agree; ``tests/test_vision_incremental.py`` checks it.
+
+    reader = IncrementalReader(Detector.load(tile="auto"))
+    cards = reader(frame)           # Detections, like the detector's own
+    reader.last_work                # what the frame cost: passes run, indices classified
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.vision.decode import RawBoxes, nms
+from companion.vision.detections import Detections
+from companion.vision.frames import check_frame
+from companion.vision.grouping import IndexReading, group_cards
+
+# The comparison runs on a grey copy this many times smaller, blurred by the shrinking itself
+# (INTER_AREA averages SHRINK² pixels). On the shipped demo recordings (mp4, sensor noise drawn in)
+# two frames of a still table differ by at most 4 grey levels there; a hand or a card laid differs
+# by 60-150, so 12 stays clear of both.
+SHRINK = 4
+CHANGED_LEVELS = 12
+# An index's reading is kept when a box is found where one was read (this much overlap) and no
+# pixel of its crop changed. Two passes of the same window over an unchanged index put its box
+# within a pixel or two (IoU above 0.9), a neighbouring index never overlaps it that much.
+SAME_BOX_IOU = 0.7
+# Re-read one region (whole-frame pass or a window) in full every this many frames, round-robin:
+# with a whole-frame pass and 6 windows (a 960 × 720 mat view), each is re-read every 56 frames,
+# about 7 s at 8 frames a second, at the cost of one pass every eighth frame (every fourth made
+# the mean cost of a still 30-card frame 27 ms on loaded cores, three times its median).
+RECHECK_EVERY_FRAMES = 8
+# While the table keeps changing, the whole-frame pass (its face-down cards, the windows' size) runs
+# on every this-many changed frames, and on the first still frame after a change: a back under a
+# moving hand is hidden anyway, and a still frame reads exactly as in full.
+WHOLE_PASS_EVERY_CHANGED = 3
+# Only a sure reading is kept (the classifier's own confidence; on the demo tables a clear index
+# reads at 0.95-0.999). Its confidence moves with the box by a pixel or two (a pass over a window
+# that changed elsewhere): a reading that is not sure is read again, as reading every frame would,
+# or one unlucky low sample would stand for every later frame.
+KEEP_ABOVE_CONFIDENCE = 0.9
+
+
+@dataclass
+class Work:
+    """What reading one frame took: passes of the detector network, indices sent to the classifier."""
+
+    changed: bool = False
+    passes: int = 0
+    classified: int = 0
+    kept: int = 0
+
+
+def _iou(box, boxes: np.ndarray) -> np.ndarray:
+    x1 = np.maximum(box[0], boxes[:, 0])
+    y1 = np.maximum(box[1], boxes[:, 1])
+    x2 = np.minimum(box[2], boxes[:, 2])
+    y2 = np.minimum(box[3], boxes[:, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    return inter / np.maximum(area + areas - inter, 1e-6)
+
+
+class IncrementalReader:
+    """A detector that re-reads only what changed since the frames it read before. One per camera."""
+
+    def __init__(self, detector, changed_levels: int = CHANGED_LEVELS, recheck_every: int = RECHECK_EVERY_FRAMES) -> None:
+        self.detector = detector
+        self.changed_levels = changed_levels
+        self.recheck_every = recheck_every
+        self.frames = 0
+        self.last_work = Work()
+        self._reset()
+
+    def _reset(self) -> None:
+        self._shape: tuple[int, int] | None = None
+        self._reference: np.ndarray | None = None    # small grey copy of what each region was read from
+        self._whole: RawBoxes | None = None          # the whole-frame pass's boxes
+        self._windows: dict[tuple[int, int], RawBoxes] = {}
+        self._window_size: int | None = None
+        self._readings: list[IndexReading] = []
+        self._backs: list = []
+        self._cards: Detections | None = None
+        self._recheck_turn = 0
+        self._changed_frames = 0
+        self._whole_behind = False   # the table changed since the whole-frame pass last ran
+
+    # what the table pipeline asks of a detector ------------------------------------------------
+    @property
+    def index_px(self) -> float | None:
+        return getattr(self.detector, "index_px", None)
+
+    @property
+    def backend(self) -> str:
+        return getattr(self.detector, "backend", "?")
+
+    def expecting_index_px(self, index_px: float) -> "IncrementalReader":
+        """Told the index size (the mat's scale): the windows change, so everything is read anew."""
+        self.detector = self.detector.expecting_index_px(index_px)
+        self._reset()
+        return self
+
+    def __call__(self, frame: np.ndarray) -> Detections:
+        return self.read(frame)
+
+    # the reading -----------------------------------------------------------------------------
+    def _small(self, frame: np.ndarray) -> np.ndarray:
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        height, width = grey.shape
+        return cv2.resize(grey, (max(1, width // SHRINK), max(1, height // SHRINK)), interpolation=cv2.INTER_AREA)
+
+    def _changed_in(self, changed: np.ndarray, x1: float, y1: float, x2: float, y2: float) -> bool:
+        """Whether any changed cell lies in this frame-pixel rectangle."""
+        height, width = changed.shape
+        c1, r1 = max(0, int(x1) // SHRINK), max(0, int(y1) // SHRINK)
+        c2, r2 = min(width, int(np.ceil(x2 / SHRINK)) + 1), min(height, int(np.ceil(y2 / SHRINK)) + 1)
+        return c2 > c1 and r2 > r1 and bool(changed[r1:r2, c1:c2].any())
+
+    def read(self, frame: np.ndarray) -> Detections:
+        frame = check_frame(frame)
+        self.frames += 1
+        small = self._small(frame)
+        work = Work()
+        self.last_work = work
+        shape = frame.shape[:2]
+        if self._shape != shape:
+            self._reset()
+            self._shape = shape
+        first = self._reference is None
+        changed = np.ones(small.shape, bool) if first else cv2.absdiff(small, self._reference) > self.changed_levels
+        recheck = None
+        if not first and self.frames % self.recheck_every == 0:
+            regions = ["whole"] + list(self._windows)
+            recheck = regions[self._recheck_turn % len(regions)]
+            self._recheck_turn += 1
+        work.changed = bool(changed.any())
+        if not work.changed and recheck is None and self._cards is not None and not self._whole_behind:
+            return self._cards   # a still table: what was read stands
+        detector = self.detector
+        height, width = shape
+
+        # stage 1: the whole-frame pass (see WHOLE_PASS_EVERY_CHANGED), the windows the change touches
+        if work.changed:
+            self._changed_frames += 1
+        if (first or recheck == "whole" or self._whole is None or (self._whole_behind and not work.changed)
+                or (work.changed and self._changed_frames % WHOLE_PASS_EVERY_CHANGED == 1)):
+            self._whole = detector._detect_window(frame, 0, 0)
+            self._whole_behind = False
+            work.passes += 1
+        elif work.changed:
+            self._whole_behind = True
+        size = detector.window_size(shape, self._whole)
+        if size != self._window_size:
+            self._windows, self._window_size = {}, size
+        reread: list[tuple[int, int]] = []
+        if size is not None:
+            from companion.vision.detector import tile_starts
+
+            for y in tile_starts(height, size):
+                for x in tile_starts(width, size):
+                    key = (x, y)
+                    if key not in self._windows or recheck == key or self._changed_in(changed, x, y, x + size, y + size):
+                        self._windows[key] = detector._detect_window(frame[y:y + size, x:x + size], x, y, shape)
+                        reread.append(key)
+                        work.passes += 1
+        raw = self._merge(shape)
+
+        # the reference follows what was read: every re-read region, the whole frame when all was
+        if size is None or first:
+            self._reference = small
+        else:
+            for x, y in reread:
+                r1, r2 = y // SHRINK, (y + size) // SHRINK + 1
+                c1, c2 = x // SHRINK, (x + size) // SHRINK + 1
+                self._reference[r1:r2, c1:c2] = small[r1:r2, c1:c2]
+
+        # stage 2: classify only the indices that are new or whose pixels changed
+        visible = (raw.boxes[:, 2] - raw.boxes[:, 0] >= 1) & (raw.boxes[:, 3] - raw.boxes[:, 1] >= 1)
+        index_mask = (raw.classes == 0) & visible
+        boxes, scores = raw.boxes[index_mask], raw.scores[index_mask]
+        previous = np.array([r.box for r in self._readings], np.float32).reshape(-1, 4)
+        kept: dict[int, IndexReading] = {}
+        expand = detector.manifest.crop_expand
+        for n, box in enumerate(boxes):
+            if not len(previous):
+                break
+            if recheck is not None and (recheck == "whole" if size is None else
+                                        recheck != "whole" and self._in_window(box, recheck, size)):
+                continue   # the region being rechecked is read in full
+            w, h = box[2] - box[0], box[3] - box[1]
+            if self._changed_in(changed, box[0] - expand * w, box[1] - expand * h, box[2] + expand * w, box[3] + expand * h):
+                continue
+            overlaps = _iou(box, previous)
+            best = int(overlaps.argmax())
+            old = self._readings[best]
+            if overlaps[best] >= SAME_BOX_IOU and old.code is not None and old.class_confidence >= KEEP_ABOVE_CONFIDENCE:
+                kept[n] = IndexReading(tuple(float(v) for v in box), float(scores[n]), old.code, old.class_confidence, old.rotation)
+        to_read = [n for n in range(len(boxes)) if n not in kept]
+        read = detector.classify_boxes(frame, boxes[to_read]) if to_read else []
+        fresh = {n: IndexReading(tuple(float(v) for v in boxes[n]), float(scores[n]), code, confidence, rotation)
+                 for n, (code, confidence, rotation) in zip(to_read, read)}
+        work.classified, work.kept = len(to_read), len(kept)
+        self._readings = [kept[n] if n in kept else fresh[n] for n in range(len(boxes))]
+        back_mask = (raw.classes == 1) & visible
+        self._backs = [(tuple(float(v) for v in box), float(score)) for box, score in zip(raw.boxes[back_mask], raw.scores[back_mask])]
+        self._cards = group_cards(self._readings, self._backs, shape, index_px=self.index_px)
+        return self._cards
+
+    @staticmethod
+    def _in_window(box, key, size) -> bool:
+        x, y = key
+        return x <= box[0] and y <= box[1] and box[2] <= x + size and box[3] <= y + size
+
+    def _merge(self, shape: tuple[int, int]) -> RawBoxes:
+        """The detector's own merge: the windows' boxes with the whole frame's backs, class-wise NMS,
+        then its thresholds (``Detector.detect_boxes``)."""
+        detector = self.detector
+        whole = self._whole
+        if self._window_size is None:
+            raw = whole
+        else:
+            backs = whole.classes == 1
+            passes = [RawBoxes(whole.boxes[backs], whole.scores[backs], whole.classes[backs])]
+            passes += [self._windows[key] for key in sorted(self._windows, key=lambda k: (k[1], k[0]))]
+            boxes, scores, classes = (np.concatenate([getattr(p, name) for p in passes]) for name in ("boxes", "scores", "classes"))
+            apart = classes[:, None].astype(np.float32) * (max(shape) + 1)
+            kept = nms(boxes + apart, scores, detector.iou)
+            raw = RawBoxes(boxes[kept], scores[kept], classes[kept])
+        keep = np.where(raw.classes == 1, raw.scores > detector.back_conf, raw.scores > detector.conf)
+        return RawBoxes(raw.boxes[keep], raw.scores[keep], raw.classes[keep])
+
+
+def reads_incrementally(detector):
+    """``detector`` wrapped in an :class:`IncrementalReader` when it is the neural detector; any other
+    callable (a test's stand-in, the renderer's card list) is returned as it is."""
+    from companion.vision.detector import Detector
+
+    return IncrementalReader(detector) if isinstance(detector, Detector) else detector
