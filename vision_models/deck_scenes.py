@@ -94,7 +94,7 @@ def _fractions_for(code, fractions):
     return fractions.get(code, default)
 
 
-def spread_photo(deck: ArtDeck, seed: int, with_jokers: bool = True) -> np.ndarray:
+def spread_photo(deck: ArtDeck, seed: int, with_jokers: bool = True) -> tuple[np.ndarray, list[dict]]:
     """The whole deck face up in overlapping rows, each card's top-left index in view."""
     rng = np.random.default_rng(seed)
     table = Table(1600, 1200, rng)
@@ -104,13 +104,16 @@ def spread_photo(deck: ArtDeck, seed: int, with_jokers: bool = True) -> np.ndarr
     width = 112.0
     rows = math.ceil(len(codes) / columns)
     tilt = rng.uniform(-4, 4)
+    truth = []
     for n, code in enumerate(codes):
         row, column = divmod(n, columns)
         cx = 110 + column * (width * 1.2) + rng.uniform(-6, 6)
         cy = 150 + row * (width * CARD_ASPECT * 0.62) + rng.uniform(-6, 6)
-        table.paste(deck, code, (cx, cy), width, tilt + rng.uniform(-3, 3))
+        card_map = table.paste(deck, code, (cx, cy), width, tilt + rng.uniform(-3, 3))
+        corner = card_map @ np.array([0.1 * width, 0.12 * width * CARD_ASPECT, 1.0])
+        truth.append({"code": code, "top_index": [round(float(corner[0]), 1), round(float(corner[1]), 1)]})
     table.paste(deck, "BACK", (1500, 150 + rows * width * CARD_ASPECT * 0.62), width, rng.uniform(-10, 10), face_up=False)
-    return table.finish(blur=rng.uniform(0.4, 1.0), noise=rng.uniform(2, 5), gain=rng.uniform(0.8, 1.15))
+    return table.finish(blur=rng.uniform(0.4, 1.0), noise=rng.uniform(2, 5), gain=rng.uniform(0.8, 1.15)), truth
 
 
 def test_scene(deck: ArtDeck, seed: int, fractions) -> tuple[np.ndarray, list[tuple[str, tuple[float, float, float, float]]]]:
@@ -172,7 +175,9 @@ def write(deck_dir: Path, out: Path, spreads: int, scenes: int) -> None:
     fractions = _index_fractions(deck)
     (out / "learn").mkdir(parents=True, exist_ok=True)
     for k in range(spreads):
-        cv2.imwrite(str(out / "learn" / f"spread-{k}.jpg"), spread_photo(deck, k), [cv2.IMWRITE_JPEG_QUALITY, 90])
+        image, truth = spread_photo(deck, k)
+        cv2.imwrite(str(out / "learn" / f"spread-{k}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        (out / "learn" / f"spread-{k}.json").write_text(json.dumps(truth))
     images, labels_dir = out / "test" / "images", out / "test" / "labels"
     images.mkdir(parents=True, exist_ok=True)
     labels_dir.mkdir(parents=True, exist_ok=True)

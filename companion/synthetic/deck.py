@@ -449,6 +449,12 @@ class DrawnDeck:
 _ART_INDEX_FRACTION = (0.03, 0.02, 0.19, 0.27)
 
 
+def art_index_fractions() -> list[tuple[float, float, float, float]]:
+    """Where a printed card's two corner indices usually lie, as fractions of the card (top-left, bottom-right)."""
+    x1, y1, x2, y2 = _ART_INDEX_FRACTION
+    return [(x1, y1, x2, y2), (1 - x2, 1 - y2, 1 - x1, 1 - y1)]
+
+
 class ArtDeck:
     """A deck drawn from card images named by code (``10c.jpg``, ``QH.png``, ``BJ.png``, ``back.png``).
 
@@ -497,9 +503,8 @@ class ArtDeck:
     def index_boxes(self, code: str, width: int, height: int) -> list[BoxXYXY]:
         if Card.parse(code).is_face_down:
             return []
-        fx1, fy1, fx2, fy2 = _ART_INDEX_FRACTION
-        x1, y1, x2, y2 = round(fx1 * width), round(fy1 * height), round(fx2 * width), round(fy2 * height)
-        return [(x1, y1, x2, y2), (width - x2, height - y2, width - x1, height - y1)]
+        return [(round(x1 * width), round(y1 * height), round(x2 * width), round(y2 * height))
+                for x1, y1, x2, y2 in art_index_fractions()]
 
 
 def load_deck_art(folder: "str | os.PathLike | None", style_seed: int = 0):

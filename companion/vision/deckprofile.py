@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from companion.cards import CLASS_NAMES
-from companion.synthetic.deck import card_images
+from companion.synthetic.deck import art_index_fractions, card_images
 from companion.vision.grouping import ROTATIONS, IndexReading, choose_pairs, rotate_clockwise
 
 DATA_ENV = "COMPANION_DATA"
@@ -60,6 +60,9 @@ UNPLACED_COST = 6.0
 # deck's back is not this deck's back.
 BACK_BINS = (18, 8)
 BACK_MAX_DISTANCE = 0.6
+# A card scan is laid on a 416 px table at these heights in turn until the detector finds its indices
+# (the drawn deck's 10s and jokers are found at 220 px, not at 300).
+SCAN_CARD_HEIGHTS = (300, 220, 380, 160)
 # A face-down card in a learning photo is taken as the deck's back only when this sure.
 LEARN_BACK_CONF = 0.6
 
@@ -538,7 +541,8 @@ def learn_from_folder(detector, folder: str | os.PathLike, name: str) -> LearnRe
     start = time.perf_counter()
     images = card_images(folder)
     codes, embeddings, backs, problems, cards = [], [], [], [], []
-    for photo, (code, path) in enumerate(sorted(images.items(), key=lambda item: DECK_CODES.index(item[0]) if item[0] in DECK_CODES else 99)):
+    ordered = sorted(images.items(), key=lambda item: DECK_CODES.index(item[0]) if item[0] in DECK_CODES else 99)
+    for photo, (code, path) in enumerate(ordered):
         image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
         if image is None:
             try:
@@ -546,19 +550,27 @@ def learn_from_folder(detector, folder: str | os.PathLike, name: str) -> LearnRe
             except ValueError as error:
                 raise ValueError(f"{path.name}: {error}") from None
             raise ValueError(f"{path.name}: not a readable image")
-        table = _on_table(image)
         if code == "BACK":
+            table = _on_table(image)
             h, w = table.shape[:2]
             hist = back_histogram(table, (w / 2 - 100, h / 2 - 140, w / 2 + 100, h / 2 + 140))
             if hist is not None:
                 backs.append(hist)
             continue
-        raw = detector.detect_boxes(table)
-        boxes = raw.boxes[raw.classes == INDEX_CLASS]
+        boxes = np.zeros((0, 4), np.float32)
+        for card_height in SCAN_CARD_HEIGHTS:
+            table = _on_table(image, card_height)
+            raw = detector.detect_boxes(table)
+            boxes = raw.boxes[raw.classes == INDEX_CLASS]
+            if len(boxes):
+                break
         if len(boxes) == 0:
-            problems.append(f"{path.name}: no corner index found")
-            cards.append(LearnedCard(photo, (0, 0, 0, 0), [], None, False))
-            continue
+            # the printed place of a corner index, when the detector finds none on the scan
+            table = _on_table(image, SCAN_CARD_HEIGHTS[0])
+            h, w = SCAN_CARD_HEIGHTS[0], image.shape[1] * SCAN_CARD_HEIGHTS[0] / image.shape[0]
+            left, top = (table.shape[1] - w) / 2, (table.shape[0] - h) / 2
+            boxes = np.array([[left + x1 * w, top + y1 * h, left + x2 * w, top + y2 * h]
+                              for x1, y1, x2, y2 in art_index_fractions()], np.float32)
         centre = np.array(table.shape[1::-1], np.float64) / 2
         for box, (turns, _, embeds) in zip(boxes, detector.embed_boxes(table, boxes)):
             middle = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
@@ -571,4 +583,4 @@ def learn_from_folder(detector, folder: str | os.PathLike, name: str) -> LearnRe
             "created": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "photos": [str(folder)],
             "source": "card images", "cards": len(set(codes))})
         profile.info["learn_seconds"] = round(time.perf_counter() - start, 2)
-    return LearnResult(name, [str(folder)], cards, problems, profile, time.perf_counter() - start)
+    return LearnResult(name, [path.name for _, path in ordered], cards, problems, profile, time.perf_counter() - start)
