@@ -23,15 +23,20 @@ from vision_models.artwork import ARTWORK_DIR, ROOT, render_deck
 CHECK_DIR = ROOT / "var" / "deckcheck"
 
 
-def _name_unsure(result, truth_by_photo) -> dict[int, str]:
-    """What a player would answer: each card it asked about, named from the spread's truth (nearest top index)."""
-    named = {}
+def _name_unsure(result, truth_by_photo, named: dict[int, str]) -> dict[int, str]:
+    """What a player would answer: each card it asked about, named from the spread's truth (the top index
+    within 30 px of the card's first box corner); a box that is no card's top index is left unnamed."""
+    asked = {}
     for number, card in result.unsure():
-        truth = truth_by_photo[card.photo]
+        if number in named:
+            continue
+        taken = {code for k, code in {**named, **asked}.items() if result.cards[k].photo == card.photo}
         x1, y1 = card.box[0], card.box[1]
-        nearest = min(truth, key=lambda t: (t["top_index"][0] - x1) ** 2 + (t["top_index"][1] - y1) ** 2)
-        named[number] = nearest["code"]
-    return named
+        near = [t for t in truth_by_photo[card.photo]
+                if (t["top_index"][0] - x1) ** 2 + (t["top_index"][1] - y1) ** 2 < 30 ** 2 and t["code"] not in taken]
+        if near:
+            asked[number] = min(near, key=lambda t: (t["top_index"][0] - x1) ** 2 + (t["top_index"][1] - y1) ** 2)["code"]
+    return asked
 
 
 def check(deck: str, spreads: int, scenes: int, detector) -> list[dict]:
@@ -56,7 +61,7 @@ def check(deck: str, spreads: int, scenes: int, detector) -> list[dict]:
         result = learn_from_photos(detector, photos, deck)
         named: dict[int, str] = {}
         for _ in range(4):      # the player answers what it asks, until it asks nothing more
-            asked = _name_unsure(result, truths)
+            asked = _name_unsure(result, truths, named)
             if not asked:
                 break
             named.update(asked)
