@@ -185,3 +185,23 @@ def test_a_photo_of_part_of_a_deck_says_what_is_missing(learned, tmp_path, capsy
     err = capsys.readouterr().err
     assert "not found:" in err and "AS" in err and "7H " not in err.split("not found:")[1].split("(")[0] + " "
     assert not DeckStore(learned).exists("part")
+
+
+def test_table_run_and_serve_take_a_learned_deck_and_refuse_an_unknown_one(learned, tmp_path, capsys):
+    import argparse
+
+    from companion.commands import serve, table
+
+    args = argparse.Namespace(detector="auto", tile="auto", source=str(tmp_path), deck="drawn", data=str(learned))
+    detector = table._detector(args)
+    assert detector.deck is not None and detector.deck.name == "drawn"
+    assert main(["table", "run", "--game", "chosen", "--source", str(tmp_path), "--deck", "nosuch",
+                 "--data", str(learned)]) == 2
+    assert "no deck named 'nosuch'" in capsys.readouterr().err
+    assert main(["table", "run", "--game", "chosen", "--source", str(tmp_path), "--detector", "truth",
+                 "--deck", "drawn", "--data", str(learned)]) == 2
+    assert "does not go with --detector truth" in capsys.readouterr().err
+    loader = serve.deck_detector_loader("drawn", learned, loader=lambda: detector.with_deck(None))
+    assert loader().deck.name == "drawn"
+    with pytest.raises(ValueError, match="no deck named 'nosuch'"):
+        serve.deck_detector_loader("nosuch", learned)
