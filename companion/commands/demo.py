@@ -41,12 +41,16 @@ def register(subparsers) -> None:
     render.add_argument("--quality", type=int, default=85, help="JPEG quality of the frames (default 85)")
     render.add_argument("--noise", type=float, default=4.0, help="sensor noise, grey levels (default 4; 0 makes small videos)")
     render.add_argument("--blur", type=float, default=0.6, help="lens blur sigma in pixels (default 0.6)")
+    render.add_argument("--deck-art", metavar="DIR",
+                        help="draw the cards with this deck's art: a folder of card images named by code "
+                             "(10c.jpg, QH.png, BJ.png, back.png; case-insensitive) instead of the project's drawn deck")
     render.add_argument("--card-truth", action="store_true",
                         help="also write cards.jsonl.gz: every card a perfect detector would see, per frame")
     render.set_defaults(handler=render_command)
 
 
 def render_command(args) -> int:
+    from companion.synthetic.deck import load_deck_art
     from companion.synthetic.recording import CameraSettings, build_scenario, write_recording
 
     if args.fps <= 0 or args.fps > 60:
@@ -56,9 +60,14 @@ def render_command(args) -> int:
     scenario = build_scenario(args.game, args.seed)
     if not 0 <= args.noise <= 50 or not 0 <= args.blur <= 10:
         raise CommandError("--noise must be 0-50 and --blur 0-10")
-    camera = CameraSettings(width=args.size[0], height=args.size[1], fps=args.fps, noise=args.noise, blur=args.blur)
+    try:
+        deck = load_deck_art(args.deck_art)
+    except ValueError as error:
+        raise CommandError(f"--deck-art: {error}") from None
+    camera = CameraSettings(width=args.size[0], height=args.size[1], fps=args.fps, noise=args.noise, blur=args.blur,
+                            deck=deck)
     truth = write_recording(scenario, args.out, camera, video=args.video, jpeg_quality=args.quality,
                             card_truth=args.card_truth)
     print(f"wrote {truth['frames']} frames ({truth['frames'] / camera.fps:.1f} s) of {args.game} seed {args.seed} "
-          f"to {args.out}: {scenario.description}")
+          f"to {args.out}{' with the deck ' + deck.name if args.deck_art else ''}: {scenario.description}")
     return 0

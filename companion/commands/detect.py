@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from companion.cards import Card
+from companion.commands.deck import add_deck_options, load_named_deck
 
 
 def register(subparsers) -> None:
@@ -26,6 +27,7 @@ def register(subparsers) -> None:
                         help="look closer in overlapping windows when the indices are small for the frame "
                              "(a whole table, a high-resolution photo): auto sizes the windows from what the first "
                              "pass found; PX fixes their side in pixels; off reads the whole frame once (default auto)")
+    add_deck_options(parser)
     parser.add_argument("--save-annotated", metavar="DIR", help="also write each image with boxes and codes drawn into DIR")
     parser.set_defaults(handler=run)
 
@@ -37,7 +39,9 @@ def run(args) -> int:
 
     if args.threads < 1:
         raise ValueError(f"--threads must be at least 1, got {args.threads}")
+    deck = load_named_deck(args)
     detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf, tile=args.tile)
+    detector = detector.with_deck(deck)
     out_dir = Path(args.save_annotated) if args.save_annotated else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from companion.commands.deck import add_deck_options, load_named_deck
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -28,6 +30,7 @@ def register(subparsers) -> None:
                              "`companion detect` does (default auto)")
     parser.add_argument("--mosaic", type=int, default=1, metavar="K",
                         help="score K×K photos at a time as one frame: the same cards seen K times farther away")
+    add_deck_options(parser)
     parser.add_argument("--json", action="store_true", help="print the full result as one JSON object")
     parser.add_argument("--out", metavar="REPORT.md", help="also write a Markdown report (e.g. vision_models/EVALUATION.md)")
     parser.set_defaults(handler=run)
@@ -41,7 +44,8 @@ def _models_note(detector) -> str:
             f"classifier {manifest.classifier.path.name} at {manifest.classifier.imgsz}"
             f"{'; ' + summary if summary else ''}), backend {detector.backend}, "
             f"thresholds: index conf {detector.conf}, back conf {detector.back_conf}, NMS IoU {detector.iou}, "
-            f"closer look (tile): {detector.tile or 'off'}")
+            f"closer look (tile): {detector.tile or 'off'}"
+            + (f", learned deck {detector.deck.name!r}" if detector.deck is not None else ""))
 
 
 def _command_line(args) -> str:
@@ -63,6 +67,8 @@ def _command_line(args) -> str:
         parts += ["--mosaic", str(args.mosaic)]
     if args.jobs != 1:
         parts += ["--jobs", str(args.jobs)]
+    if args.deck:
+        parts += ["--deck", args.deck] + (["--data", args.data] if args.data else [])
     parts += ["--out", args.out]
     return " ".join(shlex.quote(p) for p in parts)
 
@@ -77,7 +83,9 @@ def run(args) -> int:
         raise ValueError(f"--limit must be at least 1, got {args.limit}")
     if not Path(args.folder).is_dir():
         raise ValueError(f"{args.folder}: no such folder")
+    deck = load_named_deck(args)
     detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf, tile=args.tile)
+    detector = detector.with_deck(deck)
 
     def progress(done: int, total: int) -> None:
         if sys.stderr.isatty():
@@ -86,7 +94,7 @@ def run(args) -> int:
             print(f"{done}/{total} photos", file=sys.stderr, flush=True)
 
     load_options = {"weights_dir": args.weights, "backend": args.backend, "threads": args.threads, "conf": args.conf,
-                    "tile": args.tile}
+                    "tile": args.tile, "deck": args.deck, "data": args.data}
     summary = evaluate_folder(detector, args.folder, split=args.split, limit=args.limit, progress=progress,
                               jobs=args.jobs, load_options=load_options, mosaic=args.mosaic)
     if args.out:

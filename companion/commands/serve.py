@@ -29,6 +29,8 @@ def register(subparsers) -> None:
     parser.add_argument("--demo-detector", choices=("auto", "neural", "truth"), default="auto",
                         help="demo only: the neural detector (auto: when its weights are installed) or the "
                              "recording's own card list")
+    parser.add_argument("--deck", metavar="NAME",
+                        help="the cameras read with this deck, learned by `companion deck learn` into --data")
     parser.add_argument("--threads", type=int, default=SERVER_THREADS, help=argparse.SUPPRESS)
     parser.set_defaults(handler=serve)
 
@@ -109,6 +111,21 @@ def start_demo_table(app, game: str):
     return table, pin
 
 
+def deck_detector_loader(name: str, data: pathlib.Path, loader=None):
+    """A detector loader reading with the learned deck ``name`` (checked now: a wrong name fails before serving)."""
+    from companion.session.camera import load_detector
+    from companion.vision.deckprofile import load_deck
+
+    deck = load_deck(name, data)
+    base = loader or load_detector
+
+    def load():
+        detector = base()
+        return detector.with_deck(deck) if hasattr(detector, "with_deck") else detector
+
+    return load
+
+
 def serve(args) -> int:
     from web_ui import create_app
 
@@ -121,6 +138,9 @@ def serve(args) -> int:
         if args.camera:
             raise CommandError("--demo plays a recording as the camera: leave out --camera")
         config.update(demo_config(args.demo, args.demo_detector))
+    if args.deck:
+        config["CAMERA_DETECTOR_LOADER"] = deck_detector_loader(args.deck, data, config.get("CAMERA_DETECTOR_LOADER"))
+        config["CAMERA_DECK"] = args.deck
     app = create_app(config)
     print(f"Card Companion: {len(app.extensions['registry'].list())} table(s) in {data.resolve()}")
     if args.demo:

@@ -16,6 +16,7 @@ import pathlib
 import sys
 
 from companion.commands import CommandError
+from companion.commands.deck import add_deck_options, load_named_deck
 from companion.games import GAMES
 
 
@@ -39,6 +40,7 @@ def register(subparsers) -> None:
     run.add_argument("--tile", default="auto", metavar="auto|off|PX",
                      help="neural detector: look closer in overlapping windows when the cards are small in the frame "
                           "(auto: sized from what the first pass found; PX: window side in pixels; default auto)")
+    add_deck_options(run, "neural detector: read with a deck learned by `companion deck learn`")
     run.add_argument("--fps", type=float, default=None, help="frame rate of an image folder (default: truth.json's, else 10)")
     run.add_argument("--live", action="store_true",
                      help="play a recording at its own frame rate as a camera would: frames the pipeline cannot keep up "
@@ -101,6 +103,8 @@ def _detector(args):
     if args.detector == "truth":
         from companion.synthetic.recording import TruthDetector
 
+        if args.deck:
+            raise CommandError("--deck reads with the neural detector: it does not go with --detector truth")
         path = pathlib.Path(args.source)
         folder = path if path.is_dir() else path.parent
         try:
@@ -109,8 +113,9 @@ def _detector(args):
             raise CommandError(f"--detector truth needs the recording's card list ({error})") from None
     from companion.vision import Detector, WeightsMissingError
 
+    deck = load_named_deck(args)
     try:
-        return Detector.load(tile=args.tile)
+        return Detector.load(tile=args.tile).with_deck(deck)
     except WeightsMissingError as error:
         raise CommandError(f"the card detector is not installed ({error}); "
                            "'--detector truth' replays a rendered recording's cards.jsonl.gz to test the tracking only") from None
@@ -150,8 +155,8 @@ def run_command(args) -> int:
     setup, setup_events = _setup(args, truth)
     layout = load_layout(args.layout) if args.layout else None
     lens = LensCalibration.load(args.lens) if args.lens else None
+    detector = _detector(args)      # first: a wrong --deck or missing weights fail before a camera opens
     source = open_source(args.source, args.fps)
-    detector = _detector(args)
     tracker = None
     if args.settle is not None:
         tracker = TrackerConfig(settle_seconds=args.settle, copies=BINDINGS[args.game].card_copies(setup))

@@ -19,7 +19,10 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from companion.cards import Card, Kind, Suit
+import os
+from pathlib import Path
+
+from companion.cards import CLASS_NAMES, Card, InvalidCardError, Kind, Suit
 
 BoxXYXY = tuple[int, int, int, int]
 
@@ -369,3 +372,141 @@ def _draw_back(image: np.ndarray, style: _Style) -> None:
     cv2.rectangle(inner, (0, 0), (iw - 1, ih - 1), style.back_line, max(1, thick * 2))
     cv2.ellipse(inner, (iw // 2, ih // 2), (iw // 4, ih // 6), 0, 0, 360, style.back_line, -1, cv2.LINE_AA)
     cv2.ellipse(inner, (iw // 2, ih // 2), (iw // 5, ih // 8), 0, 0, 360, style.back_main, -1, cv2.LINE_AA)
+
+
+# ----------------------------------------------------------------------------- other decks' art
+
+_DECK_CODES: tuple[str, ...] = CLASS_NAMES[:54]
+_STANDARD_CODES: tuple[str, ...] = CLASS_NAMES[:52]
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
+
+
+def code_from_filename(path: Path) -> str:
+    """``10c.jpg`` → 10C, ``QH.png`` → QH, ``bj.png`` → BJ, ``back.png`` → BACK (case-insensitive)."""
+    stem = path.stem.strip().upper()
+    if stem == "BACK":
+        return "BACK"
+    try:
+        code = Card.parse(stem).code
+    except InvalidCardError:
+        raise ValueError(f"{path.name}: not a card code (expected e.g. 10c.jpg, QH.png, BJ.png, back.png)") from None
+    if code not in _DECK_CODES:
+        raise ValueError(f"{path.name}: not a card code")
+    return code
+
+
+def card_images(folder: str | os.PathLike) -> dict[str, Path]:
+    """The folder's card images by code; unknown names, duplicates and missing cards are errors."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ValueError(f"{folder}: no such folder")
+    found: dict[str, Path] = {}
+    unknown, twice = [], []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith(".") or not path.is_file():
+            continue
+        if path.suffix.lower() not in IMAGE_SUFFIXES:
+            continue    # notes, licences, index_boxes.json: not card images
+        try:
+            code = code_from_filename(path)
+        except ValueError:
+            unknown.append(path.name)
+            continue
+        if code in found:
+            twice.append(f"{found[code].name} and {path.name}")
+        found[code] = path
+    if unknown:
+        raise ValueError(f"{folder}: file names that are not card codes: {', '.join(unknown)} "
+                         "(name each image by its card: 10c.jpg, QH.png, BJ.png, back.png)")
+    if twice:
+        raise ValueError(f"{folder}: two images of one card: {'; '.join(twice)}")
+    missing = [c for c in _STANDARD_CODES if c not in found]
+    if missing:
+        raise ValueError(f"{folder}: no image for {' '.join(missing)}")
+    return found
+
+
+
+class DrawnDeck:
+    """The project's own drawn deck, one design per ``style_seed``, behind the interface a recording draws with."""
+
+    def __init__(self, style_seed: int = 0):
+        self.style_seed = int(style_seed)
+        self.name = f"drawn-{self.style_seed}"
+
+    def render(self, code: str, width: int, height: int) -> np.ndarray:
+        return render_card(code, width, height, self.style_seed)
+
+    def mask(self, code: str, width: int, height: int) -> np.ndarray:
+        return card_mask(width, height)
+
+    def index_boxes(self, code: str, width: int, height: int) -> list[BoxXYXY]:
+        return index_boxes(code, width, height)
+
+
+# Where a printed deck's corner index lies, as fractions of the card (left, top, right, bottom):
+# the median of the 31 rendered gnome-cards-data decks' measured boxes is close to the drawn deck's.
+_ART_INDEX_FRACTION = (0.03, 0.02, 0.19, 0.27)
+
+
+def art_index_fractions() -> list[tuple[float, float, float, float]]:
+    """Where a printed card's two corner indices usually lie, as fractions of the card (top-left, bottom-right)."""
+    x1, y1, x2, y2 = _ART_INDEX_FRACTION
+    return [(x1, y1, x2, y2), (1 - x2, 1 - y2, 1 - x1, 1 - y1)]
+
+
+class ArtDeck:
+    """A deck drawn from card images named by code (``10c.jpg``, ``QH.png``, ``BJ.png``, ``back.png``).
+
+    Images with an alpha channel keep their outline; others get the rounded card outline. The
+    index boxes (only for ``--card-truth``) are the usual printed place, not measured per deck.
+    """
+
+    def __init__(self, folder: "str | os.PathLike"):
+        self.folder = Path(folder)
+        self.images = card_images(self.folder)
+        if "BACK" not in self.images:
+            raise ValueError(f"{self.folder}: no back.png: a recording needs the deck's back for face-down cards")
+        self.name = self.folder.name
+        self._art: dict[str, np.ndarray] = {}
+
+    def _load(self, code: str) -> np.ndarray:
+        if code not in self._art:
+            path = self.images.get(code)
+            if path is None:
+                raise ValueError(f"{self.folder}: no image for {code}")
+            image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+            if image is None:
+                raise ValueError(f"{path}: not a readable image")
+            if image.ndim == 2:
+                image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+            if image.shape[2] == 3:
+                image = np.dstack([image, card_mask(image.shape[1], image.shape[0])]) if min(image.shape[:2]) >= 40 else \
+                    np.dstack([image, np.full(image.shape[:2], 255, np.uint8)])
+            self._art[code] = image
+        return self._art[code]
+
+    def _sized(self, code: str, width: int, height: int) -> np.ndarray:
+        art = self._load("BACK" if Card.parse(code).is_face_down else code)
+        interpolation = cv2.INTER_AREA if art.shape[1] > width else cv2.INTER_LINEAR
+        return cv2.resize(art, (width, height), interpolation=interpolation)
+
+    def render(self, code: str, width: int, height: int) -> np.ndarray:
+        sized = self._sized(code, width, height)
+        image = sized[..., :3].copy()
+        image[sized[..., 3] < 128] = 0
+        return image
+
+    def mask(self, code: str, width: int, height: int) -> np.ndarray:
+        return np.where(self._sized(code, width, height)[..., 3] >= 128, 255, 0).astype(np.uint8)
+
+    def index_boxes(self, code: str, width: int, height: int) -> list[BoxXYXY]:
+        if Card.parse(code).is_face_down:
+            return []
+        return [(round(x1 * width), round(y1 * height), round(x2 * width), round(y2 * height))
+                for x1, y1, x2, y2 in art_index_fractions()]
+
+
+def load_deck_art(folder: "str | os.PathLike | None", style_seed: int = 0):
+    """The deck a recording is drawn with: the art in ``folder``, else the drawn deck."""
+    return DrawnDeck(style_seed) if folder is None else ArtDeck(folder)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 import cv2
@@ -16,7 +16,7 @@ import numpy as np
 
 from calibration.layouts import CARD_MM, Layout
 from calibration.mats import render_mat
-from companion.synthetic.deck import card_mask, index_boxes, render_card
+from companion.synthetic.deck import DrawnDeck
 from companion.synthetic.scenarios import Scenario
 
 FELT_BGR = (58, 92, 52)     # a green felt table: nothing like skin
@@ -34,6 +34,8 @@ class CameraSettings:
     blur: float = 0.6             # gaussian blur sigma, pixels
     margin_mm: float = 15.0       # table visible around the mat
     style_seed: int = 0
+    # the deck the cards are drawn with (companion.synthetic.deck.ArtDeck, DrawnDeck); None: the drawn deck of style_seed
+    deck: object = field(default=None, compare=False)
 
 
 @dataclass
@@ -64,6 +66,7 @@ class Renderer:
         self.camera_matrix = self._camera_matrix(seed)
         self.card_px = (int(round(CARD_MM[0] * self.scale)), int(round(CARD_MM[1] * self.scale)))
         self._sprites: dict[tuple[str, bool], np.ndarray] = {}
+        self.deck = camera.deck if camera.deck is not None else DrawnDeck(camera.style_seed)
 
     def _camera_matrix(self, seed: int) -> np.ndarray:
         cam = self.camera
@@ -90,12 +93,13 @@ class Renderer:
         key = (code, face_up)
         if key not in self._sprites:
             width = max(2 * self.card_px[0], 126)    # drawn large, then scaled down: crisp small cards
-            self._sprites[key] = render_card(code if face_up else "BACK", width, int(round(width * CARD_MM[1] / CARD_MM[0])),
-                                             self.camera.style_seed)
+            height = int(round(width * CARD_MM[1] / CARD_MM[0]))
+            shown = code if face_up else "BACK"
+            self._sprites[key] = (self.deck.render(shown, width, height), self.deck.mask(shown, width, height))
         return self._sprites[key]
 
     def _paste_card(self, canvas: np.ndarray, card: _Card) -> None:
-        sprite = self._sprite(card.code, card.face_up)
+        sprite, sprite_mask = self._sprite(card.code, card.face_up)
         sh, sw = sprite.shape[:2]
         w, h = self.card_px
         cx, cy = (card.pos[0] + self.camera.margin_mm) * self.scale, (card.pos[1] + self.camera.margin_mm) * self.scale
@@ -105,7 +109,7 @@ class Renderer:
         matrix = cv2.getRotationMatrix2D((sw / 2, sh / 2), -card.angle, w / sw)
         matrix[:, 2] += (cx - x0) - sw / 2, (cy - y0) - sh / 2
         patch = cv2.warpAffine(sprite, matrix, (size, size), flags=cv2.INTER_AREA)
-        alpha = cv2.warpAffine(_sprite_mask(sw, sh), matrix, (size, size), flags=cv2.INTER_LINEAR)
+        alpha = cv2.warpAffine(sprite_mask, matrix, (size, size), flags=cv2.INTER_LINEAR)
         H, W = canvas.shape[:2]
         xa, ya, xb, yb = max(0, x0), max(0, y0), min(W, x0 + size), min(H, y0 + size)
         if xa >= xb or ya >= yb:
@@ -176,7 +180,7 @@ class Renderer:
         centre, top = self.mat_to_frame(_card_to_world(card, np.array([[0.0, 0.0], [0.0, -h / 2]])))
         card_up = math.degrees(math.atan2(top[0] - centre[0], centre[1] - top[1]))
         visible = []
-        for corner, (x1, y1, x2, y2) in enumerate(index_boxes(card.code, unit, round(unit * h / w))):
+        for corner, (x1, y1, x2, y2) in enumerate(self.deck.index_boxes(card.code, unit, round(unit * h / w))):
             fx1, fy1, fx2, fy2 = x1 / unit, y1 / (unit * h / w), x2 / unit, y2 / (unit * h / w)
             rect = np.array([[fx1, fy1], [fx2, fy1], [fx2, fy2], [fx1, fy2]]) * (w, h) - (w / 2, h / 2)
             world = _card_to_world(card, rect)
@@ -206,9 +210,6 @@ class Renderer:
         return frame
 
 
-_MASKS: dict[tuple[int, int], np.ndarray] = {}
-
-
 def _card_to_world(card: _Card, local_mm: np.ndarray) -> np.ndarray:
     """Points in the card's own millimetres (centre origin, upright) to mat millimetres."""
     a = math.radians(card.angle)
@@ -222,12 +223,6 @@ def _inside_card(card: _Card, point_mm) -> bool:
     # the inverse rotation: the point in the card's own upright frame
     x, y = math.cos(a) * dx + math.sin(a) * dy, -math.sin(a) * dx + math.cos(a) * dy
     return abs(x) <= CARD_MM[0] / 2 and abs(y) <= CARD_MM[1] / 2
-
-
-def _sprite_mask(width: int, height: int) -> np.ndarray:
-    if (width, height) not in _MASKS:
-        _MASKS[(width, height)] = card_mask(width, height)
-    return _MASKS[(width, height)]
 
 
 @dataclass

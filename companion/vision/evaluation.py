@@ -306,7 +306,11 @@ def _start_worker(load_options: dict) -> None:
     global _worker_detector
     from companion.vision.detector import Detector
 
-    _worker_detector = Detector.load(**load_options)
+    from companion.vision.deckprofile import load_deck
+
+    options = dict(load_options)
+    deck = load_deck(options.pop("deck", None), options.pop("data", None))
+    _worker_detector = Detector.load(**options).with_deck(deck)
 
 
 def _score_in_worker(job: tuple[Path, list[str], list[Path]]) -> ImageScore:

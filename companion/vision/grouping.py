@@ -176,6 +176,33 @@ def _lone_card_box(reading: IndexReading, centre: np.ndarray) -> list[float]:
     return _union([reading.box, mirrored])
 
 
+def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False,
+                 index_px: float | None = None) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Which readings are one card's two corners: (same-code pairs, different-code pairs), as indices.
+
+    Same-code pairs are chosen greedily, best fit first (:func:`pairing_cost`), each reading used
+    at most once; then leftover readings of different codes that can only be one card's corners
+    (:func:`disagreeing_pair_cost`). Readings without a code never pair.
+    """
+    candidates = sorted((cost, i, j) for i in range(len(readings)) for j in range(i + 1, len(readings))
+                        if (cost := pairing_cost(readings[i], readings[j], trust_rotation, index_px)) is not None)
+    used: set[int] = set()
+    same: list[tuple[int, int]] = []
+    for _, i, j in candidates:
+        if i not in used and j not in used:
+            used.update((i, j))
+            same.append((i, j))
+    disagreeing = sorted((cost, i, j) for i in range(len(readings)) for j in range(i + 1, len(readings))
+                         if i not in used and j not in used
+                         and (cost := disagreeing_pair_cost(readings[i], readings[j], index_px)) is not None)
+    different: list[tuple[int, int]] = []
+    for _, i, j in disagreeing:
+        if i not in used and j not in used:
+            used.update((i, j))
+            different.append((i, j))
+    return same, different
+
+
 def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, float, float, float], float]] = (),
                 frame_shape: tuple[int, int] | None = None, trust_rotation: bool = False,
                 index_px: float | None = None) -> Detections:
@@ -195,33 +222,18 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     frame's edge may belong to a card whose centre is outside it).
     """
     readings = [r for r in indices if r.code is not None]
-    candidates = []
-    for i in range(len(readings)):
-        for j in range(i + 1, len(readings)):
-            cost = pairing_cost(readings[i], readings[j], trust_rotation, index_px)
-            if cost is not None:
-                candidates.append((cost, i, j))
-    candidates.sort()
-    used: set[int] = set()
+    same, disagreeing = choose_pairs(readings, trust_rotation, index_px)
+    used = {k for pair in same + disagreeing for k in pair}
     boxes, confidences, codes, centres, others = [], [], [], [], []
     certain = (np.nan, np.nan)
-    for _, i, j in candidates:
-        if i in used or j in used:
-            continue
-        used.update((i, j))
+    for i, j in same:
         a, b = readings[i], readings[j]
         boxes.append(_union([a.box, b.box]))
         confidences.append(max(a.confidence, b.confidence))
         codes.append(a.code)
         centres.append((a.center + b.center) / 2)
         others.append(certain)
-    disagreeing = sorted((cost, i, j) for i in range(len(readings)) for j in range(i + 1, len(readings))
-                         if i not in used and j not in used
-                         and (cost := disagreeing_pair_cost(readings[i], readings[j], index_px)) is not None)
-    for _, i, j in disagreeing:
-        if i in used or j in used:
-            continue
-        used.update((i, j))
+    for i, j in disagreeing:
         sure, other = sorted((readings[i], readings[j]), key=lambda r: -r.confidence)
         boxes.append(_union([sure.box, other.box]))
         # the card is the surer reading, and only as sure as its share of the two

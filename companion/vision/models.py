@@ -103,6 +103,7 @@ class Model:
     backend: str
     input_shape: tuple  # as declared by the model; a non-integer batch entry means "any batch size"
     batchable: bool     # whether run() takes more than one image at a time
+    has_embedding: bool = False  # whether run_with_embedding() works (the classifier under ONNX Runtime)
 
     def run(self, batch: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError
@@ -116,7 +117,25 @@ class Model:
         return np.concatenate([self.run(batch[i:i + 1]) for i in range(len(batch))])
 
 
-def _batchable_onnx(path: Path) -> bytes | None:
+# The classifier's pooled features, the input of its last linear layer: a 1280-number description
+# of a crop that a learned deck's prototypes are compared in (companion.vision.deckprofile).
+EMBEDDING_OUTPUT = "embedding"
+
+
+def _expose_embedding(model) -> bool:
+    """Add the input of the graph's final Gemm (before the softmax) as a second output named ``embedding``."""
+    from onnx import helper
+
+    gemms = [node for node in model.graph.node if node.op_type == "Gemm"]
+    if not gemms:
+        return False
+    features = gemms[-1].input[0]
+    model.graph.node.append(helper.make_node("Identity", [features], [EMBEDDING_OUTPUT]))
+    model.graph.output.append(helper.make_value_info(EMBEDDING_OUTPUT, helper.make_tensor_type_proto(1, None)))
+    return True
+
+
+def _batchable_onnx(path: Path, embedding: bool = False) -> bytes | None:
     """The ONNX graph with a free batch dimension, or None when that cannot be done here.
 
     ultralytics exports static shapes, batch 1, and writes that batch into a few Reshape
@@ -131,7 +150,9 @@ def _batchable_onnx(path: Path) -> bytes | None:
     except ImportError:
         return None
     model = onnx.load(str(path))
-    for value in list(model.graph.input) + list(model.graph.output):
+    if embedding and not _expose_embedding(model):
+        return None
+    for value in list(model.graph.input) + list(model.graph.output)[:1]:
         dims = value.type.tensor_type.shape.dim
         if not dims or dims[0].dim_value != 1:
             return None
@@ -157,6 +178,8 @@ class OnnxRuntimeModel(Model):
     def __init__(self, path: Path, threads: int = DEFAULT_THREADS, allow_batching: bool = False):
         import onnxruntime as ort
 
+        self.has_embedding = False
+
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -165,7 +188,11 @@ class OnnxRuntimeModel(Model):
         # classifier) on two cores they spin against each other and against the camera loop.
         # Measured side by side under load: whole path 124 -> 68 ms (EVALUATION.md, Latency).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        source = _batchable_onnx(path) if allow_batching else None
+        source = _batchable_onnx(path, embedding=True) if allow_batching else None
+        if allow_batching and source is None:
+            source = _batchable_onnx(path)
+        else:
+            self.has_embedding = source is not None
         self.batchable = source is not None
         self._session = ort.InferenceSession(source if source is not None else str(path), options,
                                              providers=["CPUExecutionProvider"])
@@ -174,11 +201,20 @@ class OnnxRuntimeModel(Model):
         self.input_shape = tuple(declared.shape)
         if self.batchable and not _batching_agrees(self, ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])):
             self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-            self.batchable = False
+            self.batchable = self.has_embedding = False
             self.input_shape = tuple(self._session.get_inputs()[0].shape)
 
     def run(self, batch: np.ndarray) -> np.ndarray:
         return self._session.run(None, {self._input_name: batch})[0]
+
+    def run_with_embedding(self, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(probabilities, embeddings) of a batch; needs ``has_embedding``."""
+        if not self.has_embedding:
+            raise ValueError("this classifier model gives no embedding (the onnx package is needed to expose it)")
+        if len(batch) == 0:
+            return np.zeros((0,), np.float32), np.zeros((0,), np.float32)
+        probabilities, embedding = self._session.run(None, {self._input_name: batch})
+        return probabilities, embedding.reshape(len(batch), -1)
 
 
 def _batching_agrees(model: OnnxRuntimeModel, reference) -> bool:

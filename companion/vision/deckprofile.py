@@ -1,0 +1,586 @@
+"""A player's own deck, learned from photos: prototypes in the classifier's feature space, and its back.
+
+    store = DeckStore(data_dir)                       # <data>/decks/<name>/
+    result = learn_from_photos(detector, [("deal.jpg", frame)], "home")
+    if result.complete: store.save(result.profile)
+    detector = detector.with_deck(store.load("home"))
+
+A deck the models never saw is read at a card-level F1 near 0.87; its own cards are easy to tell
+apart once a few of them are known. Learning needs no torch: each corner index the detector finds
+is cut exactly as the classifier sees it, and the classifier's pooled features (the 1280 numbers
+before its last layer, exposed by :mod:`companion.vision.models`) describe it. A photo of a whole
+deck labels itself: each card appears once, so readings are assigned to codes under that constraint
+(SciPy's ``linear_sum_assignment``), and what the assignment cannot place surely is listed for the
+player to re-photograph or name. Reading with a deck compares each index with the deck's own
+prototypes (cosine similarity) instead of trusting the general classifier's verdict.
+
+The back is kept as a hue/saturation histogram: a face-down box whose colours are far from the
+deck's back (a chip, a phone, the strip of a fanned card) is dropped.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.cards import CLASS_NAMES
+from companion.synthetic.deck import art_index_fractions, card_images
+from companion.vision.grouping import ROTATIONS, IndexReading, choose_pairs, rotate_clockwise
+
+DATA_ENV = "COMPANION_DATA"
+DEFAULT_DATA_DIR = "companion-data"     # the folder `companion serve` uses when given none
+DECK_CODES: tuple[str, ...] = CLASS_NAMES[:54]        # 52 + BJ, SJ
+STANDARD_CODES: tuple[str, ...] = CLASS_NAMES[:52]
+JOKERS = ("BJ", "SJ")
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,39}$")
+
+# Softmax temperature over cosine similarities: similarities of one deck's indices to the right
+# prototype sit around 0.9, to the nearest wrong one 0.6-0.8, so 0.05 turns that gap into a
+# confidence near 1 and a near tie into about 0.5.
+SIMILARITY_TEMPERATURE = 0.05
+# A reading whose best similarity to any prototype is below the deck's floor holds no index of
+# this deck (a pip, a corner of art): the floor is this share of the 5th percentile of the
+# prototypes' own leave-one-out similarities.
+NONE_FLOOR_SHARE = 0.8
+# A card whose code the assignment would change for less than this much total cost (in nats of
+# the classifier's probabilities) is not placed surely: the player is asked.
+SURE_MARGIN = 1.0
+# Cost of leaving a card unplaced (a stray box, a second copy): a card whose best code is less
+# likely than about e^-6 under the classifier is better left out than forced into a code.
+UNPLACED_COST = 6.0
+# Back model: hue x saturation histogram; a box further than this Bhattacharyya distance from the
+# deck's back is not this deck's back.
+BACK_BINS = (18, 8)
+BACK_MAX_DISTANCE = 0.6
+# A card scan is laid on a 416 px table at these heights in turn until the detector finds its indices
+# (the drawn deck's 10s and jokers are found at 220 px, not at 300).
+SCAN_CARD_HEIGHTS = (300, 220, 380, 160)
+# A face-down card in a learning photo is taken as the deck's back only when this sure.
+LEARN_BACK_CONF = 0.6
+
+
+def default_data_dir(data: str | os.PathLike | None = None) -> Path:
+    """``--data`` when given, else ``$COMPANION_DATA``, else the folder ``companion serve`` uses."""
+    if data:
+        return Path(data)
+    return Path(os.environ.get(DATA_ENV) or DEFAULT_DATA_DIR)
+
+
+def back_histogram(frame: np.ndarray, box) -> np.ndarray | None:
+    """Normalised hue/saturation histogram of a box's inner 70 % (the edges carry table and border)."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    w, h = x2 - x1, y2 - y1
+    xa, ya = int(max(0, x1 + 0.15 * w)), int(max(0, y1 + 0.15 * h))
+    xb, yb = int(min(frame.shape[1], x2 - 0.15 * w)), int(min(frame.shape[0], y2 - 0.15 * h))
+    if xb - xa < 4 or yb - ya < 4:
+        return None
+    hsv = cv2.cvtColor(np.ascontiguousarray(frame[ya:yb, xa:xb]), cv2.COLOR_BGR2HSV)
+    hist = cv2.calcHist([hsv], [0, 1], None, list(BACK_BINS), [0, 180, 0, 256]).astype(np.float32)
+    total = float(hist.sum())
+    return hist / total if total > 0 else None
+
+
+def back_distance(a: np.ndarray, b: np.ndarray) -> float:
+    return float(cv2.compareHist(a.astype(np.float32), b.astype(np.float32), cv2.HISTCMP_BHATTACHARYYA))
+
+
+@dataclass
+class DeckProfile:
+    """What a learned deck knows: one prototype per learned index crop, and its back's colours."""
+
+    name: str
+    codes: tuple[str, ...]                 # the code of each prototype row
+    prototypes: np.ndarray                 # N x D float32, unit length
+    back: np.ndarray | None = None         # BACK_BINS histogram, or None when no back was seen
+    info: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.prototypes = np.asarray(self.prototypes, np.float32)
+        if self.prototypes.ndim != 2 or len(self.prototypes) != len(self.codes):
+            raise ValueError(f"deck {self.name!r}: {len(self.codes)} codes but prototypes of shape {self.prototypes.shape}")
+        unknown = sorted(set(self.codes) - set(DECK_CODES))
+        if unknown:
+            raise ValueError(f"deck {self.name!r}: unknown codes {unknown}")
+        self._columns = np.array([DECK_CODES.index(c) for c in self.codes])
+        self.none_floor = float(self.info.get("none_floor", 0.0))
+
+    @property
+    def learned_codes(self) -> list[str]:
+        return [c for c in DECK_CODES if c in set(self.codes)]
+
+    def similarities(self, embeddings: np.ndarray) -> np.ndarray:
+        """M x 54: each embedding's best cosine similarity to a prototype of each code (-1 where none)."""
+        unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-9)
+        sims = unit.astype(np.float32) @ self.prototypes.T
+        best = np.full((len(unit), len(DECK_CODES)), -1.0, np.float32)
+        for column in np.unique(self._columns):
+            best[:, column] = sims[:, self._columns == column].max(1)
+        return best
+
+    def read(self, embeddings: np.ndarray) -> tuple[str | None, float, int]:
+        """From T embeddings of one index (one per tried turn): (code or None, confidence, row of the best turn)."""
+        sims = self.similarities(embeddings)
+        row, column = np.unravel_index(int(sims.argmax()), sims.shape)
+        best = float(sims[row, column])
+        if best < self.none_floor:
+            return None, 0.0, int(row)
+        logits = (sims[row] - best) / SIMILARITY_TEMPERATURE
+        confidence = 1.0 / float(np.exp(logits[sims[row] > -1]).sum())
+        return DECK_CODES[column], confidence, int(row)
+
+    def is_back(self, frame: np.ndarray, box) -> bool:
+        """Whether a face-down box has this deck's back colours (always True when the back is unknown)."""
+        if self.back is None:
+            return True
+        hist = back_histogram(frame, box)
+        return hist is not None and back_distance(hist, self.back) <= BACK_MAX_DISTANCE
+
+
+def build_profile(name: str, codes: list[str], embeddings: list[np.ndarray], backs: list[np.ndarray],
+                  info: dict) -> DeckProfile:
+    """Prototypes (unit embeddings) and the mean back histogram; the none-floor from leave-one-out similarities."""
+    matrix = np.asarray(embeddings, np.float32)
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
+    sims = matrix @ matrix.T
+    np.fill_diagonal(sims, -1)
+    same = np.array(codes)[:, None] == np.array(codes)[None, :]
+    own = np.where(same, sims, -1).max(1)
+    own = own[own > -1]
+    floor = NONE_FLOOR_SHARE * float(np.percentile(own, 5)) if len(own) else 0.5
+    back = np.mean(backs, axis=0).astype(np.float32) if backs else None
+    return DeckProfile(name, tuple(codes), matrix, back, dict(info, none_floor=round(floor, 4)))
+
+
+# ----------------------------------------------------------------------------- storage
+
+class DeckStore:
+    """Deck profiles under ``<data>/decks/<name>/`` (profile.json + prototypes.npz)."""
+
+    def __init__(self, data_dir: str | os.PathLike | None = None):
+        self.root = default_data_dir(data_dir) / "decks"
+
+    @staticmethod
+    def check_name(name: str) -> str:
+        if not isinstance(name, str) or not NAME_PATTERN.match(name):
+            raise ValueError(f"deck name {name!r}: use 1-40 letters, digits, spaces, '.', '_' or '-', starting with a letter or digit")
+        return name
+
+    def path(self, name: str) -> Path:
+        return self.root / self.check_name(name)
+
+    def exists(self, name: str) -> bool:
+        return (self.path(name) / "profile.json").is_file()
+
+    def names(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if (p / "profile.json").is_file())
+
+    def save(self, profile: DeckProfile, replace: bool = False) -> Path:
+        """Write atomically (a temporary folder renamed into place): a failure leaves what was there."""
+        target = self.path(profile.name)
+        if self.exists(profile.name) and not replace:
+            raise ValueError(f"a deck named {profile.name!r} already exists in {self.root} (remove it first, or pick another name)")
+        self.root.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{profile.name}.", dir=self.root))
+        try:
+            arrays = {"prototypes": profile.prototypes}
+            if profile.back is not None:
+                arrays["back"] = profile.back
+            np.savez_compressed(staging / "prototypes.npz", **arrays)
+            (staging / "profile.json").write_text(json.dumps(
+                {"name": profile.name, "codes": list(profile.codes), "info": profile.info}, indent=1))
+            if target.exists():
+                old = target.with_name(f".{profile.name}.old")
+                target.rename(old)
+                staging.rename(target)
+                shutil.rmtree(old)
+            else:
+                staging.rename(target)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return target
+
+    def load(self, name: str) -> DeckProfile:
+        folder = self.path(name)
+        if not (folder / "profile.json").is_file():
+            known = self.names()
+            raise ValueError(f"no deck named {name!r} in {self.root}"
+                             + (f" (known: {', '.join(known)})" if known else " (none learned yet: companion deck learn)"))
+        try:
+            meta = json.loads((folder / "profile.json").read_text())
+            with np.load(folder / "prototypes.npz") as arrays:
+                prototypes = arrays["prototypes"]
+                back = arrays["back"] if "back" in arrays else None
+            return DeckProfile(meta["name"], tuple(meta["codes"]), prototypes, back, meta.get("info", {}))
+        except (OSError, KeyError, ValueError, json.JSONDecodeError) as error:
+            raise ValueError(f"deck {name!r} in {folder} is damaged ({error})") from None
+
+    def remove(self, name: str) -> None:
+        if not self.exists(name):
+            raise ValueError(f"no deck named {name!r} in {self.root}")
+        shutil.rmtree(self.path(name))
+
+
+def load_deck(name: str | None, data_dir: str | os.PathLike | None = None) -> DeckProfile | None:
+    """The named deck from the data folder, or None when no name is given."""
+    return None if not name else DeckStore(data_dir).load(name)
+
+
+# ----------------------------------------------------------------------------- learning
+
+@dataclass
+class LearnedCard:
+    """One card found in the learning photos, and what the assignment made of it."""
+
+    photo: int
+    box: tuple[float, float, float, float]
+    readings: list[int]                    # rows of the photo's index readings
+    code: str | None = None                # placed code, None when left unplaced
+    sure: bool = False
+    margin: float = 0.0
+    guesses: list[str] = field(default_factory=list)   # the classifier's own top codes
+
+    def to_json(self) -> dict:
+        return {"photo": self.photo, "box": [round(v, 1) for v in self.box], "code": self.code, "sure": self.sure,
+                "margin": round(self.margin, 2), "guesses": self.guesses}
+
+
+@dataclass
+class LearnResult:
+    name: str
+    photos: list[str]
+    cards: list[LearnedCard]
+    problems: list[str]                    # why the deck cannot be saved as it stands
+    profile: DeckProfile | None
+    seconds: float = 0.0
+
+    @property
+    def complete(self) -> bool:
+        return self.profile is not None and not self.problems
+
+    def unsure(self) -> list[tuple[int, LearnedCard]]:
+        return [(k, c) for k, c in enumerate(self.cards) if not c.sure]
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "photos": self.photos, "complete": self.complete, "problems": self.problems,
+                "seconds": round(self.seconds, 2), "cards": [c.to_json() for c in self.cards]}
+
+
+@dataclass
+class _PhotoReading:
+    readings: list[IndexReading]
+    probabilities: list[np.ndarray]        # per reading: T x 55, one row per tried turn
+    embeddings: list[np.ndarray]           # per reading: T x D
+    turns: list[tuple[int, ...]]
+    backs: list[np.ndarray]                # histograms of sure face-down cards
+
+
+def _read_photo(detector, frame: np.ndarray) -> _PhotoReading:
+    from companion.vision.detector import BACK_CLASS, INDEX_CLASS, best_rotation
+
+    raw = detector.detect_boxes(frame)
+    index_boxes = raw.boxes[raw.classes == INDEX_CLASS]
+    index_scores = raw.scores[raw.classes == INDEX_CLASS]
+    embedded = detector.embed_boxes(frame, index_boxes)
+    classes = detector.manifest.classifier.classes
+    readings, probabilities, embeddings, turns = [], [], [], []
+    for box, score, (wanted, probs, embeds) in zip(index_boxes, index_scores, embedded):
+        full = np.zeros((len(ROTATIONS), len(classes)), np.float32)
+        for row, turn in enumerate(wanted):
+            full[ROTATIONS.index(turn)] = probs[row]
+        code, confidence, rotation = best_rotation(full, classes)
+        if code is None:
+            # NONE outvoted every face at every turn: still a reading, placed by the assignment on its faces
+            faces = full.copy()
+            faces[:, classes.index("NONE")] = -1
+            turn_row, column = np.unravel_index(int(faces.argmax()), faces.shape)
+            code, confidence, rotation = classes[column], float(faces[turn_row, column]), ROTATIONS[turn_row]
+        readings.append(IndexReading(tuple(float(v) for v in box), float(score), code, confidence, rotation))
+        probabilities.append(probs)
+        embeddings.append(embeds)
+        turns.append(wanted)
+    backs = []
+    back_mask = (raw.classes == BACK_CLASS) & (raw.scores >= LEARN_BACK_CONF)
+    if back_mask.any():
+        best = int(np.argmax(np.where(back_mask, raw.scores, -1)))
+        hist = back_histogram(frame, raw.boxes[best])
+        if hist is not None:
+            backs.append(hist)
+    return _PhotoReading(readings, probabilities, embeddings, turns, backs)
+
+
+def _facing_turn(reading_center: np.ndarray, toward: np.ndarray, turns: tuple[int, ...]) -> int:
+    """Of the tried turns, the row whose 'toward the card centre' direction best points along ``toward``."""
+    from companion.vision.grouping import CENTRE_BEARING_DEG
+
+    upright = (np.cos(np.radians(CENTRE_BEARING_DEG)), np.sin(np.radians(CENTRE_BEARING_DEG)))
+    best, best_row = -2.0, 0
+    norm = float(np.linalg.norm(toward)) or 1.0
+    for row, turn in enumerate(turns):
+        direction = np.array(rotate_clockwise(upright, (360 - turn) % 360))
+        cosine = float(direction @ toward) / norm
+        if cosine > best:
+            best, best_row = cosine, row
+    return best_row
+
+
+def _cards_of_photo(photo: int, reading: _PhotoReading, split: set[tuple[int, ...]] = frozenset()
+                    ) -> tuple[list[LearnedCard], list[np.ndarray], list[list[int]]]:
+    """Group a photo's readings into cards; per card a 54-code cost vector and the turn row each reading is read at.
+
+    A pair's turns are fixed by its geometry (each index faces the other), which tells a 6 from a 9
+    where the classifier alone cannot; a lone reading may be read at any turn it allows.
+    """
+    same, different = choose_pairs(reading.readings)
+    paired = {k for pair in same + different for k in pair}
+    groups = [list(p) for p in same + different if tuple(p) not in split]
+    groups += [[k] for pair in same + different if tuple(pair) in split for k in pair]
+    groups += [[k] for k in range(len(reading.readings)) if k not in paired]
+    cards, costs, rows = [], [], []
+    for group in groups:
+        cost = np.zeros(len(DECK_CODES), np.float64)
+        group_rows = []
+        for k in group:
+            probs = reading.probabilities[k][:, :len(DECK_CODES)]
+            if len(group) == 2:
+                other = reading.readings[group[1] if k == group[0] else group[0]]
+                row = _facing_turn(reading.readings[k].center, other.center - reading.readings[k].center, reading.turns[k])
+                per_code = probs[row]
+                group_rows.append([row] * len(DECK_CODES))
+            else:
+                per_code = probs.max(0)
+                group_rows.append(list(probs.argmax(0)))
+            cost += -np.log(np.clip(per_code, 1e-6, 1.0))
+        box = tuple(float(v) for v in (
+            min(reading.readings[k].box[0] for k in group), min(reading.readings[k].box[1] for k in group),
+            max(reading.readings[k].box[2] for k in group), max(reading.readings[k].box[3] for k in group)))
+        order = np.argsort(cost)[:3]
+        cards.append(LearnedCard(photo, box, group, guesses=[DECK_CODES[c] for c in order]))
+        costs.append(cost / len(group))
+        rows.append(group_rows)
+    return cards, costs, rows
+
+
+def _assign(costs: np.ndarray, fixed: dict[int, str]) -> tuple[list[int | None], np.ndarray]:
+    """Codes for cards (row → column or None), each code at most once; plus each placed card's margin."""
+    from scipy.optimize import linear_sum_assignment
+
+    n = len(costs)
+    big = 1e6
+    matrix = np.full((n, len(DECK_CODES) + n), big)
+    matrix[:, :len(DECK_CODES)] = costs
+    matrix[np.arange(n), len(DECK_CODES) + np.arange(n)] = UNPLACED_COST
+    for row, code in fixed.items():
+        column = DECK_CODES.index(code)
+        matrix[row, :] = big
+        matrix[:, column] = np.where(np.arange(n) == row, big, matrix[:, column])
+        matrix[row, column] = 0.0
+    rows, columns = linear_sum_assignment(matrix)
+    total = matrix[rows, columns].sum()
+    placed: list[int | None] = [None] * n
+    for r, c in zip(rows, columns):
+        placed[r] = int(c) if c < len(DECK_CODES) else None
+    margins = np.zeros(n)
+    for r, c in enumerate(placed):
+        if c is None:
+            continue
+        if r in fixed:
+            margins[r] = np.inf
+            continue
+        saved = matrix[r, c]
+        matrix[r, c] = big
+        again_rows, again_columns = linear_sum_assignment(matrix)
+        margins[r] = matrix[again_rows, again_columns].sum() - total
+        matrix[r, c] = saved
+    return placed, margins
+
+
+def _pairs_to_split(read: list[_PhotoReading], parts: bool) -> list[set[tuple[int, ...]]]:
+    """Pairs the grouping made that the assignment cannot place as one card: two neighbours' indices.
+
+    In a spread deck one card's top index sits near the next card's, and a misread can make them
+    look like one card's two corners. Such a pair fits no code well, so it is left unplaced; read
+    as two cards, each finds its code.
+    """
+    split: list[set[tuple[int, ...]]] = [set() for _ in read]
+    cards, costs = [], []
+    for photo, reading in enumerate(read):
+        found, cost, _ = _cards_of_photo(photo, reading)
+        cards += found
+        costs += cost
+    groups = [list(range(len(cards)))] if parts else [[k for k, c in enumerate(cards) if c.photo == p] for p in range(len(read))]
+    for group in groups:
+        if not group:
+            continue
+        placed, _ = _assign(np.asarray([costs[k] for k in group]), {})
+        for local, k in enumerate(group):
+            if placed[local] is None and len(cards[k].readings) == 2:
+                split[cards[k].photo].add(tuple(cards[k].readings))
+    return split
+
+
+def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str, parts: bool = False,
+                      corrections: dict[int, str] | None = None) -> LearnResult:
+    """Learn a deck from photos of it, every card face up once per photo (or once over all photos: ``parts``).
+
+    ``corrections`` names cards by their number in an earlier result's ``cards`` (the same photos in
+    the same order give the same numbering): those are placed as told.
+    """
+    DeckStore.check_name(name)
+    if not photos:
+        raise ValueError("no photos given: photograph the whole deck face up (each card once)")
+    start = time.perf_counter()
+    corrections = dict(corrections or {})
+    for code in corrections.values():
+        if code not in DECK_CODES:
+            raise ValueError(f"{code!r} is not a card code (e.g. AS, 10H, QD, BJ)")
+    read = [_read_photo(detector, frame) for _, frame in photos]
+    problems: list[str] = []
+    cards: list[LearnedCard] = []
+    costs: list[np.ndarray] = []
+    rows: list[list[list[int]]] = []
+    split = _pairs_to_split(read, parts)
+    for photo, (label, _) in enumerate(photos):
+        found, cost, turn_rows = _cards_of_photo(photo, read[photo], split[photo])
+        if not found:
+            problems.append(f"{label}: no cards found (is the deck face up, in focus and in the light?)")
+        cards += found
+        costs += cost
+        rows += turn_rows
+    for number in corrections:
+        if not 0 <= number < len(cards):
+            raise ValueError(f"there is no card number {number} (the photos show {len(cards)} cards, numbered from 0)")
+    groups = [list(range(len(cards)))] if parts else [
+        [k for k, card in enumerate(cards) if card.photo == photo] for photo in range(len(photos))]
+    for group in groups:
+        if not group:
+            continue
+        label = "the photos together" if parts else photos[cards[group[0]].photo][0]
+        if len(group) > len(DECK_CODES) + 6:
+            problems.append(f"{label}: {len(group)} cards found, more than one deck holds: "
+                            "two decks, or a card in twice? Photograph one deck, each card once")
+        fixed = {group.index(k): code for k, code in corrections.items() if k in group}
+        codes_fixed = list(fixed.values())
+        if len(set(codes_fixed)) < len(codes_fixed):
+            raise ValueError("the corrections name one code for two cards: each card is in the deck once")
+        placed, margins = _assign(np.asarray([costs[k] for k in group]), fixed)
+        for local, k in enumerate(group):
+            cards[k].code = DECK_CODES[placed[local]] if placed[local] is not None else None
+            cards[k].margin = float(min(margins[local], 99.0))
+            cards[k].sure = cards[k].code is not None and margins[local] >= SURE_MARGIN
+            if k in corrections:
+                cards[k].sure = True
+        present = {cards[k].code for k in group if cards[k].code}
+        missing = [c for c in STANDARD_CODES if c not in present]
+        if missing:
+            problems.append(f"{label}: not found: {' '.join(missing)} (photograph the whole deck, each card's corner "
+                            "index visible; or, with --parts, add a photo of the missing cards)")
+        unsure = [k for k in group if cards[k].code and not cards[k].sure]
+        if unsure:
+            problems.append(f"{label}: not sure of {len(unsure)} cards: " + ", ".join(
+                f"#{k} read {cards[k].code}?" for k in unsure[:12]) + (" …" if len(unsure) > 12 else "")
+                + " (name them with --set NUMBER=CODE, or add another photo)")
+        unplaced = [k for k in group if cards[k].code is None]
+        if unplaced and not missing:
+            # a whole deck placed and something left over: a stray box, not a card of the deck
+            pass
+    codes, embeddings = [], []
+    for k, card in enumerate(cards):
+        if not (card.code and card.sure):
+            continue
+        column = DECK_CODES.index(card.code)
+        photo = read[card.photo]
+        for reading_index, turn_row in zip(card.readings, rows[k]):
+            codes.append(card.code)
+            embeddings.append(photo.embeddings[reading_index][turn_row[column]])
+    backs = [hist for photo in read for hist in photo.backs]
+    profile = None
+    if codes:
+        profile = build_profile(name, codes, embeddings, backs, {
+            "created": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "photos": [label for label, _ in photos],
+            "source": "photos" + (" (parts)" if parts else ""), "cards": len({c for c in codes})})
+    seconds = time.perf_counter() - start
+    if profile is not None:
+        profile.info["learn_seconds"] = round(seconds, 2)
+    return LearnResult(name, [label for label, _ in photos], cards, problems, profile, seconds)
+
+
+def _on_table(card: np.ndarray, card_height: int = 300, canvas: int = 416) -> np.ndarray:
+    """A card scan (BGR or BGRA) laid on a plain grey-green table, scaled so its indices are the size the detector knows."""
+    if card.ndim == 2:
+        card = cv2.cvtColor(card, cv2.COLOR_GRAY2BGR)
+    scale = card_height / card.shape[0]
+    card = cv2.resize(card, (max(8, round(card.shape[1] * scale)), card_height), interpolation=cv2.INTER_AREA)
+    table = np.full((canvas, canvas, 3), (70, 110, 60), np.uint8)
+    h, w = card.shape[:2]
+    y, x = (canvas - h) // 2, (canvas - w) // 2
+    if card.shape[2] == 4:
+        alpha = card[..., 3:4].astype(np.float32) / 255
+        table[y:y + h, x:x + w] = (card[..., :3] * alpha + table[y:y + h, x:x + w] * (1 - alpha)).astype(np.uint8)
+    else:
+        table[y:y + h, x:x + w] = card
+    return table
+
+
+def learn_from_folder(detector, folder: str | os.PathLike, name: str) -> LearnResult:
+    """Learn a deck from one image per card named by code (``10c.jpg``, ``QH.png``, ``BJ.png``, ``back.png``)."""
+    from companion.vision.detector import INDEX_CLASS
+    from companion.vision.frames import load_image
+
+    DeckStore.check_name(name)
+    start = time.perf_counter()
+    images = card_images(folder)
+    codes, embeddings, backs, problems, cards = [], [], [], [], []
+    ordered = sorted(images.items(), key=lambda item: DECK_CODES.index(item[0]) if item[0] in DECK_CODES else 99)
+    for photo, (code, path) in enumerate(ordered):
+        image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        if image is None:
+            try:
+                load_image(path)
+            except ValueError as error:
+                raise ValueError(f"{path.name}: {error}") from None
+            raise ValueError(f"{path.name}: not a readable image")
+        if code == "BACK":
+            table = _on_table(image)
+            h, w = table.shape[:2]
+            hist = back_histogram(table, (w / 2 - 100, h / 2 - 140, w / 2 + 100, h / 2 + 140))
+            if hist is not None:
+                backs.append(hist)
+            continue
+        boxes = np.zeros((0, 4), np.float32)
+        for card_height in SCAN_CARD_HEIGHTS:
+            table = _on_table(image, card_height)
+            raw = detector.detect_boxes(table)
+            boxes = raw.boxes[raw.classes == INDEX_CLASS]
+            if len(boxes):
+                break
+        if len(boxes) == 0:
+            # the printed place of a corner index, when the detector finds none on the scan
+            table = _on_table(image, SCAN_CARD_HEIGHTS[0])
+            h, w = SCAN_CARD_HEIGHTS[0], image.shape[1] * SCAN_CARD_HEIGHTS[0] / image.shape[0]
+            left, top = (table.shape[1] - w) / 2, (table.shape[0] - h) / 2
+            boxes = np.array([[left + x1 * w, top + y1 * h, left + x2 * w, top + y2 * h]
+                              for x1, y1, x2, y2 in art_index_fractions()], np.float32)
+        centre = np.array(table.shape[1::-1], np.float64) / 2
+        for box, (turns, _, embeds) in zip(boxes, detector.embed_boxes(table, boxes)):
+            middle = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+            codes.append(code)
+            embeddings.append(embeds[_facing_turn(middle, centre - middle, turns)])
+        cards.append(LearnedCard(photo, tuple(float(v) for v in boxes[0]), list(range(len(boxes))), code, True, 99.0))
+    profile = None
+    if codes:
+        profile = build_profile(name, codes, embeddings, backs, {
+            "created": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "photos": [str(folder)],
+            "source": "card images", "cards": len(set(codes))})
+        profile.info["learn_seconds"] = round(time.perf_counter() - start, 2)
+    return LearnResult(name, [path.name for _, path in ordered], cards, problems, profile, time.perf_counter() - start)

@@ -1,0 +1,207 @@
+"""Learned decks: the assignment under each-card-once, the profile store, the card-image folder, and the CLI end to end."""
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from companion.synthetic.deck import card_images, card_mask, code_from_filename, render_card
+from companion.vision.deckprofile import (DECK_CODES, STANDARD_CODES, UNPLACED_COST, DeckProfile, DeckStore, _assign,
+                                          build_profile, default_data_dir)
+
+
+def test_the_assignment_places_each_code_once_and_leaves_a_stray_out():
+    rng = np.random.default_rng(0)
+    costs = rng.uniform(3, 5, (54, len(DECK_CODES)))
+    truth = rng.permutation(len(DECK_CODES))[:53]
+    for row, column in enumerate(truth):
+        costs[row, column] = 0.2
+    # two cards that could as well be each other
+    costs[0, truth[1]] = costs[1, truth[0]] = 0.25
+    costs[53] = UNPLACED_COST + 2          # a stray box that fits nothing
+    placed, margins = _assign(costs, {})
+    assert placed[:53] == [int(c) for c in truth]
+    assert placed[53] is None
+    assert len({p for p in placed if p is not None}) == 53
+    assert margins[0] == margins[1] == pytest.approx(0.1)    # swapping them costs little: not sure
+    assert min(margins[2:53]) > 1
+
+
+def test_a_named_card_is_placed_as_told_and_pushes_the_other_away():
+    costs = np.full((2, len(DECK_CODES)), 5.0)
+    costs[0, 0] = costs[1, 0] = 0.1
+    costs[1, 1] = 0.5
+    placed, margins = _assign(costs, {1: DECK_CODES[0]})
+    assert placed[1] == 0 and placed[0] != 0 and margins[1] == np.inf
+
+
+def _profile(name="home"):
+    rng = np.random.default_rng(1)
+    centres = rng.normal(size=(len(DECK_CODES), 32))
+    codes, embeddings = [], []
+    for code, centre in zip(DECK_CODES, centres):
+        for _ in range(2):
+            codes.append(code)
+            embeddings.append(centre + rng.normal(scale=0.05, size=32))
+    hist = np.zeros((18, 8), np.float32)
+    hist[3, 5] = 1
+    return build_profile(name, codes, embeddings, [hist], {"cards": 54}), centres
+
+
+def test_reading_with_a_profile_finds_the_nearest_code_and_refuses_what_is_like_none():
+    profile, centres = _profile()
+    code, confidence, row = profile.read(np.stack([-centres[7], centres[7] + 0.01]))
+    assert (code, row) == (DECK_CODES[7], 1) and confidence > 0.9
+    code, _, _ = profile.read(np.random.default_rng(5).normal(size=(2, 32)))
+    assert code is None
+
+
+def test_the_store_saves_lists_loads_and_removes_and_never_overwrites_by_accident(tmp_path):
+    store = DeckStore(tmp_path)
+    profile, _ = _profile()
+    store.save(profile)
+    assert store.names() == ["home"]
+    loaded = store.load("home")
+    assert loaded.codes == profile.codes and np.allclose(loaded.prototypes, profile.prototypes)
+    assert loaded.back is not None and loaded.none_floor == pytest.approx(profile.none_floor)
+    before = (store.path("home") / "profile.json").read_text()
+    other, _ = _profile()
+    other.info["cards"] = 1
+    with pytest.raises(ValueError, match="already exists"):
+        store.save(other)
+    assert (store.path("home") / "profile.json").read_text() == before
+    with pytest.raises(ValueError, match="no deck named 'away'.*known: home"):
+        store.load("away")
+    with pytest.raises(ValueError, match="deck name"):
+        store.path("../escape")
+    store.remove("home")
+    assert store.names() == []
+    with pytest.raises(ValueError, match="no deck named"):
+        store.remove("home")
+
+
+def test_the_data_folder_is_the_option_else_the_environment_else_serves_default(monkeypatch, tmp_path):
+    monkeypatch.setenv("COMPANION_DATA", str(tmp_path / "env"))
+    assert default_data_dir(tmp_path / "given") == tmp_path / "given"
+    assert default_data_dir() == tmp_path / "env"
+    monkeypatch.delenv("COMPANION_DATA")
+    assert str(default_data_dir()) == "companion-data"
+
+
+def test_card_file_names_are_read_case_insensitively(tmp_path):
+    assert [code_from_filename(tmp_path / n) for n in ("10c.jpg", "QH.png", "bj.png", "Back.PNG", "as.webp")] == \
+        ["10C", "QH", "BJ", "BACK", "AS"]
+    with pytest.raises(ValueError, match="not a card code"):
+        code_from_filename(tmp_path / "joker.png")
+
+
+def _write_deck(folder, codes, style_seed=1, size=(250, 350)):
+    folder.mkdir(parents=True, exist_ok=True)
+    alpha = card_mask(*size)
+    for code in codes:
+        name = "back" if code == "BACK" else code.lower()
+        cv2.imwrite(str(folder / f"{name}.png"), np.dstack([render_card(code, *size, style_seed=style_seed), alpha]))
+    return folder
+
+
+def test_a_card_folder_with_unknown_names_duplicates_or_gaps_is_refused(tmp_path):
+    folder = _write_deck(tmp_path / "deck", list(STANDARD_CODES) + ["BACK"])
+    assert set(card_images(folder)) == set(STANDARD_CODES) | {"BACK"}
+    (folder / "notes.txt").write_text("licence")          # not an image: ignored
+    (folder / "joker.png").write_bytes((folder / "as.png").read_bytes())
+    with pytest.raises(ValueError, match="not card codes: joker.png"):
+        card_images(folder)
+    (folder / "joker.png").unlink()
+    (folder / "AS.jpg").write_bytes((folder / "as.png").read_bytes())
+    with pytest.raises(ValueError, match="two images of one card"):
+        card_images(folder)
+    (folder / "AS.jpg").unlink()
+    (folder / "kd.png").unlink()
+    with pytest.raises(ValueError, match="no image for KD"):
+        card_images(folder)
+
+
+# ------------------------------------------------------------------- end to end, with the shipped models
+
+@pytest.fixture(scope="module")
+def learned(tmp_path_factory):
+    """The drawn deck's design 1 learned from a folder of its card images."""
+    root = tmp_path_factory.mktemp("decks")
+    folder = _write_deck(root / "cards", list(DECK_CODES) + ["BACK"])
+    data = root / "data"
+    assert main(["deck", "learn", "--name", "drawn", str(folder), "--data", str(data)]) == 0
+    return data
+
+
+def _table_photo(codes, style_seed=1):
+    """Cards of the drawn deck laid upright in a row on a green table, at the detector's favourite size."""
+    table = np.full((420, 120 + 150 * len(codes), 3), (60, 110, 50), np.uint8)
+    for n, code in enumerate(codes):
+        card = render_card(code, 130, 182, style_seed=style_seed)
+        mask = card_mask(130, 182) > 0
+        region = table[100:282, 60 + 150 * n:190 + 150 * n]
+        region[mask] = card[mask]
+    return table
+
+
+def test_a_learned_deck_is_listed_shown_and_read_with(learned, tmp_path, capsys):
+    assert main(["deck", "list", "--data", str(learned)]) == 0
+    assert "drawn: 54 cards" in capsys.readouterr().out
+    assert main(["deck", "show", "drawn", "--data", str(learned)]) == 0
+    shown = capsys.readouterr().out
+    assert "back known" in shown and "not learned" not in shown
+    codes = ["7H", "QS", "10D", "2C"]
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), _table_photo(codes))
+    assert main(["detect", str(photo), "--json", "--deck", "drawn", "--data", str(learned)]) == 0
+    read = json.loads(capsys.readouterr().out)["cards"]
+    assert sorted(c["code"] for c in read) == sorted(codes)
+
+
+def test_learning_refuses_an_existing_name_a_corrupt_photo_and_a_photo_without_cards(learned, tmp_path, capsys):
+    saved = (learned / "decks" / "drawn" / "profile.json").read_text()
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), (60, 110, 50), np.uint8))
+    assert main(["deck", "learn", "--name", "drawn", str(blank), "--data", str(learned)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    corrupt = tmp_path / "corrupt.jpg"
+    corrupt.write_bytes(b"\xff\xd8 not really a jpeg")
+    assert main(["deck", "learn", "--name", "other", str(corrupt), "--data", str(learned)]) == 2
+    assert "corrupt.jpg" in capsys.readouterr().err
+    assert main(["deck", "learn", "--name", "other", str(blank), "--data", str(learned)]) == 2
+    err = capsys.readouterr().err
+    assert "not saved" in err and "no cards found" in err
+    assert (learned / "decks" / "drawn" / "profile.json").read_text() == saved
+    assert DeckStore(learned).names() == ["drawn"]
+
+
+def test_a_photo_of_part_of_a_deck_says_what_is_missing(learned, tmp_path, capsys):
+    photo = tmp_path / "part.png"
+    cv2.imwrite(str(photo), _table_photo(["7H", "QS", "10D", "2C"]))
+    assert main(["deck", "learn", "--name", "part", str(photo), "--data", str(learned)]) == 2
+    err = capsys.readouterr().err
+    assert "not found:" in err and "AS" in err and "7H " not in err.split("not found:")[1].split("(")[0] + " "
+    assert not DeckStore(learned).exists("part")
+
+
+def test_table_run_and_serve_take_a_learned_deck_and_refuse_an_unknown_one(learned, tmp_path, capsys):
+    import argparse
+
+    from companion.commands import serve, table
+
+    args = argparse.Namespace(detector="auto", tile="auto", source=str(tmp_path), deck="drawn", data=str(learned))
+    detector = table._detector(args)
+    assert detector.deck is not None and detector.deck.name == "drawn"
+    assert main(["table", "run", "--game", "chosen", "--source", str(tmp_path), "--deck", "nosuch",
+                 "--data", str(learned)]) == 2
+    assert "no deck named 'nosuch'" in capsys.readouterr().err
+    assert main(["table", "run", "--game", "chosen", "--source", str(tmp_path), "--detector", "truth",
+                 "--deck", "drawn", "--data", str(learned)]) == 2
+    assert "does not go with --detector truth" in capsys.readouterr().err
+    loader = serve.deck_detector_loader("drawn", learned, loader=lambda: detector.with_deck(None))
+    assert loader().deck.name == "drawn"
+    with pytest.raises(ValueError, match="no deck named 'nosuch'"):
+        serve.deck_detector_loader("nosuch", learned)
