@@ -14,6 +14,7 @@ from werkzeug.exceptions import HTTPException
 
 from companion.games import GameError, IllegalEvent
 from companion.session import SessionError, Table, TableNotFound, TableRegistry
+from companion.session.table import check_plain_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -39,10 +40,45 @@ def register_error_handlers(app) -> None:
 
     def http_error(error: HTTPException):
         if request.path.startswith("/api/"):
-            return _json_error(error.code or 500, error.description or error.name)
+            response = jsonify(error=error.description or error.name)
+            response.status_code = error.code or 500
+            # 405 keeps its Allow header (and 429 its Retry-After): the client learns what to do instead.
+            for name, value in error.get_headers():
+                if name.lower() != "content-type":
+                    response.headers[name] = value
+            return response
         return error
 
     app.register_error_handler(HTTPException, http_error)
+
+    def server_error(error: Exception):
+        # A bug still answers in the API's shape, without details that would help an attacker.
+        current_app.logger.exception("unexpected error on %s %s", request.method, request.path)
+        if request.path.startswith("/api/"):
+            return _json_error(500, "internal error: the table is unchanged; please report this")
+        return "internal error", 500
+
+    app.register_error_handler(Exception, server_error)
+    app.before_request(refuse_cross_site_changes)
+
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+def refuse_cross_site_changes():
+    """A state-changing request from another site's page is refused: a browser names the page's origin
+    (``Origin``, ``Sec-Fetch-Site``) on every cross-site POST, text/plain ones included, while curl and
+    scripts send neither and are let through (they still need the referee's PIN or token)."""
+    if request.method in SAFE_METHODS:
+        return None
+    origin = request.headers.get("Origin")
+    own = f"{request.scheme}://{request.host}".lower()
+    if origin is not None and origin.rstrip("/").lower() != own:
+        raise ApiError(403, f"a change from another site ({origin[:80]}) is refused: open the table's own page")
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None and site not in ("same-origin", "none"):
+        raise ApiError(403, f"a {site} request cannot change a table: open the table's own page")
+    return None
 
 
 def registry() -> TableRegistry:
@@ -54,12 +90,18 @@ def json_body() -> dict:
     limit = current_app.config["MAX_JSON_BYTES"]
     if request.content_length is not None and request.content_length > limit:
         raise ApiError(413, f"a JSON body may be at most {limit} bytes")
+    raw = request.get_data(cache=True)
+    if len(raw) > limit:  # a chunked body names no length up front
+        raise ApiError(413, f"a JSON body may be at most {limit} bytes")
     try:
-        body = json.loads(request.get_data(cache=True) or b"null")
+        body = json.loads(raw or b"null")
     except (UnicodeDecodeError, ValueError):
         raise ApiError(400, "the body is not valid JSON") from None
+    except RecursionError:
+        raise ApiError(400, "the body nests too deeply") from None
     if not isinstance(body, dict):
         raise ApiError(400, "the body must be a JSON object")
+    check_plain_json(body)
     return body
 
 
@@ -144,7 +186,13 @@ def create_table():
 
 @bp.get("/tables")
 def list_tables():
-    return jsonify(tables=[{"id": t.id, "game": t.game, "seq": t.seq, "created_at": t.record.created_at} for t in registry().list()])
+    """The tables with their join codes only when the server was started to list them (``--list-tables``);
+    otherwise just how many there are, so a stranger on the network learns no code to watch."""
+    tables = registry().list()
+    if not current_app.config.get("LIST_TABLES"):
+        return jsonify(tables=[], count=len(tables), listed=False)
+    return jsonify(tables=[{"id": t.id, "game": t.game, "seq": t.seq, "created_at": t.record.created_at} for t in tables],
+                   count=len(tables), listed=True)
 
 
 @bp.get("/tables/<table_id>")

@@ -30,6 +30,13 @@ class Config:
     # Wrong PINs allowed per table and client within PIN_WINDOW_SECONDS before answering 429.
     PIN_ATTEMPTS = 30
     PIN_WINDOW_SECONDS = 60.0
+    # Host names this server answers to (Flask checks the Host header; the port is ignored): a page on
+    # another name that resolves here (DNS rebinding) gets 400. ``companion serve`` adds the LAN
+    # address, the public URL's host and every --allow-host; None would allow any name.
+    TRUSTED_HOSTS = ["localhost", "127.0.0.1", "::1"]
+    # Whether GET /api/tables and the start page list the tables' join codes: a code is the key to
+    # watching a table, so by default strangers are shown none (``companion serve --list-tables``).
+    LIST_TABLES = False
     # The game catalogue: None means the real engines (companion.games).
     ENGINES = None
     GAMES = None

@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping
 
 from companion.games import GAMES, GameError, InvalidSetup, get_engine
 from companion.session.store import EventStore, TableRecord
-from companion.session.table import SessionError, Table, TableNotFound, hash_pin
+from companion.session.table import MALFORMED_ERRORS, SessionError, Table, TableNotFound, check_plain_json, hash_pin
 
 # Short enough to read aloud and type, no look-alikes (0/O, 1/I/L): it is also the join code.
 ID_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -19,6 +19,8 @@ ID_LENGTH = 6
 ID_PATTERN = re.compile(rf"^[{ID_ALPHABET}]{{{ID_LENGTH}}}$")
 PIN_DIGITS = 6
 COLOUR_PATTERN = re.compile(r"^#[0-9a-fA-F]{6}$")
+# A player's name is shown on every phone and in every message: a long nickname fits in 40 characters.
+MAX_NAME_CHARS = 40
 
 
 def normalize_table_id(text: Any) -> str:
@@ -85,13 +87,22 @@ class TableRegistry:
             raise InvalidSetup(f"unknown game {game!r}: choose one of {', '.join(self.games)}")
         if not isinstance(setup, Mapping):
             raise SessionError("the setup must be a JSON object")
+        check_plain_json(setup, "the setup")
+        players = setup.get("players")
+        for player in players if isinstance(players, list) else []:
+            name = player.get("name") if isinstance(player, Mapping) else player
+            if isinstance(name, str) and len(name) > MAX_NAME_CHARS:
+                raise SessionError(f"a player name may be at most {MAX_NAME_CHARS} characters, got {len(name)}")
         try:
             setup = json.loads(json.dumps(setup, allow_nan=False))
         except (TypeError, ValueError) as error:
             raise SessionError(f"the setup must be plain JSON: {error}") from None
         setup, meta = split_presentation(setup)
         engine = self.engines(game)
-        engine.new_game(setup)  # the engine judges the setup before anything is stored
+        try:
+            engine.new_game(setup)  # the engine judges the setup before anything is stored
+        except MALFORMED_ERRORS as error:
+            raise SessionError(f"a malformed setup: {type(error).__name__}: {str(error)[:120]}") from None
         pin = "".join(secrets.choice("0123456789") for _ in range(PIN_DIGITS))
         salt = secrets.token_hex(8)
         with self._lock:

@@ -25,6 +25,12 @@ SOURCES = ("referee", "camera")
 TARGET_KEYS = ("cell", "zone", "chosen", "slot", "position")
 MAX_EVENT_BYTES = 16_384
 SECRET_SETUP_KEYS = ("seed", "deal")
+# The deepest legitimate body is a setup: {"players": [{"suits": ["H", "D"]}]} is 4 levels; 16 leaves
+# room for rule options while a 1,000-level document (which once answered 500) is refused at once.
+MAX_JSON_DEPTH = 16
+# Card codes, zone names, player names, option values: a few dozen characters. 200 bounds every text a
+# body may carry, so no string is repeated in every message at 60 KB (an issue-15 finding).
+MAX_TEXT_CHARS = 200
 
 
 class SessionError(ValueError):
@@ -39,6 +45,26 @@ def hash_pin(pin: str, salt: str) -> str:
     return hashlib.sha256(f"{salt}:{pin}".encode()).hexdigest()
 
 
+def check_plain_json(value: Any, what: str = "the body", max_depth: int = MAX_JSON_DEPTH,
+                     max_text: int = MAX_TEXT_CHARS) -> None:
+    """Raises SessionError unless ``value`` nests at most ``max_depth`` levels and every text (keys
+    included) has at most ``max_text`` characters. Iterative, so no depth can exhaust the stack."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, str):
+            if len(item) > max_text:
+                raise SessionError(f"{what} holds a text of {len(item)} characters: at most {max_text} are allowed")
+        elif isinstance(item, (dict, list)):
+            if depth > max_depth:
+                raise SessionError(f"{what} nests deeper than {max_depth} levels")
+            if isinstance(item, dict):
+                pending.extend((key, depth) for key in item)
+                pending.extend((child, depth + 1) for child in item.values())
+            else:
+                pending.extend((child, depth + 1) for child in item)
+
+
 def check_event_shape(event: Any) -> dict:
     """The event as a plain JSON object with a text ``type``; raises SessionError otherwise."""
     if not isinstance(event, Mapping):
@@ -46,6 +72,7 @@ def check_event_shape(event: Any) -> dict:
     kind = event.get("type")
     if not isinstance(kind, str) or not kind:
         raise SessionError('an event needs a "type", e.g. {"type": "place", "cell": [0, 0], "card": "10H"}')
+    check_plain_json(event, "an event")
     try:
         text = json.dumps(event, allow_nan=False)
     except (TypeError, ValueError) as error:
@@ -53,6 +80,19 @@ def check_event_shape(event: Any) -> dict:
     if len(text) > MAX_EVENT_BYTES:
         raise SessionError(f"an event may be at most {MAX_EVENT_BYTES} bytes of JSON")
     return json.loads(text)
+
+
+# What an engine may raise on a well-formed JSON event of an odd shape (a number where it wanted a
+# list, a missing key): the client's mistake, reported as one, never a server error.
+MALFORMED_ERRORS = (TypeError, AttributeError, KeyError, IndexError)
+
+
+def apply_checked(engine: Any, state: Any, event: dict) -> Any:
+    """``engine.apply`` with odd-shaped input reported as a SessionError (the table unchanged)."""
+    try:
+        return engine.apply(state, event)
+    except MALFORMED_ERRORS as error:
+        raise SessionError(f"a malformed {event.get('type')!r} event: {type(error).__name__}: {str(error)[:120]}") from None
 
 
 def event_target(event: Mapping[str, Any]) -> str | None:
@@ -116,7 +156,7 @@ class Table:
         with self._changed:
             if source == "camera" and self._overruled(event):
                 return None
-            new_state = self.engine.apply(self.state, event)
+            new_state = apply_checked(self.engine, self.state, event)
             entry = self._record("event", event, source)
             self.state = new_state
             self._active.append(_Active(event, source))
@@ -142,7 +182,7 @@ class Table:
                 raise IllegalEvent("nothing to redo")
             again = self._redo[-1]
             # The table may have moved on by camera readings since; the rules still decide.
-            new_state = self.engine.apply(self.state, again.event)
+            new_state = apply_checked(self.engine, self.state, again.event)
             entry = self._record("redo", None, source)
             self._active.append(self._redo.pop())
             self.state = new_state
