@@ -61,6 +61,7 @@ def create_app(config: Any = None) -> Flask:
     games = tuple(app.config.get("GAMES") or GAMES)
     app.extensions["registry"] = TableRegistry(app.config["DATA_DIR"], engines=engines, games=games)
     app.extensions["camera"] = camera.CameraHub(app.config)
+    app.extensions["pin_lockout"] = api.PinLockout()
 
     api.register_error_handlers(app)
     app.register_blueprint(pages.bp)

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import threading
 import time
-from collections import defaultdict, deque
 
 import qrcode
 import qrcode.image.svg
@@ -13,7 +13,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, stream_wit
 from werkzeug.exceptions import HTTPException
 
 from companion.games import GameError, IllegalEvent
-from companion.session import SessionError, Table, TableNotFound, TableRegistry
+from companion.session import Conflict, KeyReused, SessionError, Table, TableNotFound, TableRegistry
 from companion.session.table import check_plain_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -34,6 +34,8 @@ def register_error_handlers(app) -> None:
     """Every failure under /api answers JSON ``{"error": message}`` with a fitting status."""
     app.register_error_handler(ApiError, lambda e: _json_error(e.status, e.message))
     app.register_error_handler(TableNotFound, lambda e: _json_error(404, str(e)))
+    app.register_error_handler(Conflict, lambda e: _json_error(409, str(e)))
+    app.register_error_handler(KeyReused, lambda e: _json_error(422, str(e)))
     app.register_error_handler(IllegalEvent, lambda e: _json_error(422, str(e)))
     for bad_input in (GameError, SessionError, ValueError):
         app.register_error_handler(bad_input, lambda e: _json_error(400, str(e)))
@@ -105,41 +107,82 @@ def json_body() -> dict:
     return body
 
 
-class PinGuard:
-    """Counts wrong PINs per table and client so six digits cannot simply be tried one by one."""
+class PinLockout:
+    """Wrong PINs per table: after ``free`` of them the table takes no PIN for a while, twice as long after
+    each further wrong one (30 s, 1 min, 2 min … up to an hour), whoever sends it and from wherever, so
+    a million codes cannot be tried from many addresses. The referee token is never locked out: a
+    stranger guessing PINs cannot lock the referee out of their own table."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock=time.monotonic) -> None:
         self._lock = threading.Lock()
-        self._failures: dict[tuple[str, str], deque] = defaultdict(deque)
+        self._clock = clock
+        self._failures: dict[str, int] = {}
+        self._until: dict[str, float] = {}
 
-    def blocked(self, key: tuple[str, str], limit: int, window: float) -> bool:
+    def wait(self, table_id: str) -> float:
+        """Seconds until this table takes a PIN again (0: now)."""
         with self._lock:
-            recent = self._failures[key]
-            while recent and recent[0] < time.monotonic() - window:
-                recent.popleft()
-            return len(recent) >= limit
+            return max(0.0, self._until.get(table_id, 0.0) - self._clock())
 
-    def failed(self, key: tuple[str, str]) -> None:
+    def failed(self, table_id: str, free: int, first_lockout: float, longest: float) -> None:
         with self._lock:
-            self._failures[key].append(time.monotonic())
+            count = self._failures.get(table_id, 0) + 1
+            self._failures[table_id] = count
+            if count >= free:
+                self._until[table_id] = self._clock() + min(first_lockout * 2 ** (count - free), longest)
+
+    def succeeded(self, table_id: str) -> None:
+        with self._lock:
+            self._failures.pop(table_id, None)
+            self._until.pop(table_id, None)
 
 
-_pin_guard = PinGuard()
+def pin_lockout() -> PinLockout:
+    return current_app.extensions["pin_lockout"]
 
 
 def referee_table(table_id: str) -> Table:
-    """The table, if this request carries its referee PIN (header ``X-Referee-Pin``); else 403."""
+    """The table, if this request carries its referee token (``X-Referee-Token``, or a token in
+    ``X-Referee-Pin``) or its PIN (``X-Referee-Pin``); else 403, or 429 while wrong PINs lock it."""
     table = registry().get(table_id)
-    key = (table.id, request.remote_addr or "?")
-    config = current_app.config
-    if _pin_guard.blocked(key, config["PIN_ATTEMPTS"], config["PIN_WINDOW_SECONDS"]):
-        raise ApiError(429, "too many wrong PINs: wait a minute")
+    token = request.headers.get("X-Referee-Token")
     pin = request.headers.get("X-Referee-Pin")
+    if token is None and pin is not None and len(pin.strip()) > 12:
+        token, pin = pin, None  # a phone that came in by the referee link keeps the token where a PIN goes
+    if token is not None:
+        if table.token_matches(token):
+            return table
+        raise ApiError(403, "this referee link is not this table's: ask the referee for the link or the PIN")
+    config = current_app.config
+    wait = pin_lockout().wait(table.id)
+    if pin and wait > 0:
+        raise ApiError(429, f"too many wrong PINs: this table takes a PIN again in {int(wait) + 1} s (the referee link still works)")
     if not table.pin_matches(pin):
         if pin:  # a wrong guess counts; a watcher's phone sending none does not
-            _pin_guard.failed(key)
+            pin_lockout().failed(table.id, config["PIN_ATTEMPTS"], config["PIN_LOCKOUT_SECONDS"], config["PIN_LOCKOUT_MAX_SECONDS"])
         raise ApiError(403, "only the referee can change this table: send the PIN in the X-Referee-Pin header")
+    pin_lockout().succeeded(table.id)
     return table
+
+
+IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+
+def change_options() -> dict:
+    """What a state-changing request may add in headers: ``X-Expected-Revision`` (the table's revision it
+    was made against; another one answers 409) and ``Idempotency-Key`` (a retry applies once)."""
+    options = {}
+    expected = request.headers.get("X-Expected-Revision")
+    if expected is not None:
+        if not expected.strip().isdigit() or len(expected.strip()) > 12:
+            raise ApiError(400, f"X-Expected-Revision is a revision number, got {expected[:20]!r}")
+        options["expected"] = int(expected)
+    key = request.headers.get("Idempotency-Key")
+    if key is not None:
+        if not IDEMPOTENCY_KEY.match(key):
+            raise ApiError(400, "Idempotency-Key is 1-64 letters, digits or . _ : -")
+        options["key"] = key
+    return options
 
 
 def join_url(table: Table) -> str:
@@ -168,15 +211,23 @@ def games():
     return jsonify(games=list(registry().games), catalogue=catalogue)
 
 
+def referee_url(table: Table, token: str) -> str:
+    # In the fragment: a browser never sends it to a server, a log or a Referer.
+    return f"{join_url(table)}#ref={token}"
+
+
 @bp.post("/tables")
 def create_table():
     body = json_body()
     setup = {key: value for key, value in body.items() if key != "game"}
-    table, pin = registry().create(body.get("game"), setup)
+    table, pin, token = registry().create_with_token(body.get("game"), setup)
     current_app.extensions["camera"].adopt(table)
     payload = {
         "id": table.id,
         "pin": pin,
+        "referee_token": token,
+        "referee_url": referee_url(table, token),
+        "referee_qr_url": url_for("api.qr_code", table_id=table.id, referee=token),
         "join_url": join_url(table),
         "qr_url": url_for("api.qr_code", table_id=table.id),
         "stream_url": url_for("api.stream", table_id=table.id),
@@ -216,32 +267,61 @@ def check_pin(table_id: str):
 
 
 def _changed(table: Table, entry):
-    return jsonify(entry=entry.to_json(), state=table.snapshot())
+    """The change and the table as it is now; a retried request (same Idempotency-Key) gets the change it
+    made the first time, marked ``Idempotent-Replayed: true``."""
+    state = table.snapshot()
+    response = jsonify(entry=entry.to_json(), state=state, revision=state["session"]["seq"])
+    if entry.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+def _optional_body() -> dict:
+    """Undo and redo take an optional JSON object (phones send ``{}``; curl may send nothing)."""
+    if not request.get_data(cache=True).strip():
+        return {}
+    return json_body()
 
 
 @bp.post("/tables/<table_id>/events")
 def post_event(table_id: str):
     table = referee_table(table_id)
-    entry = table.submit(json_body(), source="referee")
+    options = change_options()
+    entry = table.submit(json_body(), source="referee", **options)
     return _changed(table, entry)
 
 
 @bp.post("/tables/<table_id>/undo")
 def undo(table_id: str):
+    """Body ``{"undoes": N}`` (optional): N is ``session.undo_seq`` as the referee saw it, so two referees
+    pressing Undo together undo one event, and the second is told (409)."""
     table = referee_table(table_id)
-    return _changed(table, table.undo())
+    options = change_options()
+    undoes = _optional_body().get("undoes")
+    if undoes is not None and (not isinstance(undoes, int) or isinstance(undoes, bool) or undoes < 1):
+        raise ApiError(400, '"undoes" is the change number of the event to undo (session.undo_seq)')
+    return _changed(table, table.undo(undoes=undoes, **options))
 
 
 @bp.post("/tables/<table_id>/redo")
 def redo(table_id: str):
     table = referee_table(table_id)
-    return _changed(table, table.redo())
+    options = change_options()
+    _optional_body()  # a body, if any, must still be a small JSON object
+    return _changed(table, table.redo(**options))
 
 
 @bp.get("/tables/<table_id>/qr.svg")
 def qr_code(table_id: str):
+    """The join link's QR code; with ``?referee=TOKEN`` (the table's token) the referee link's."""
     table = registry().get(table_id)
-    image = qrcode.make(join_url(table), image_factory=qrcode.image.svg.SvgPathImage, box_size=10, border=2)
+    link = join_url(table)
+    token = request.args.get("referee")
+    if token is not None:
+        if not table.token_matches(token):
+            raise ApiError(403, "not this table's referee token")
+        link = referee_url(table, token)
+    image = qrcode.make(link, image_factory=qrcode.image.svg.SvgPathImage, box_size=10, border=2)
     buffer = io.BytesIO()
     image.save(buffer)
     return Response(buffer.getvalue(), mimetype="image/svg+xml")

@@ -27,9 +27,12 @@ class Config:
     # Hooks for tests and experiments: a zero-argument detector loader and a pipeline factory.
     CAMERA_DETECTOR_LOADER = None
     CAMERA_PIPELINE_FACTORY = None
-    # Wrong PINs allowed per table and client within PIN_WINDOW_SECONDS before answering 429.
-    PIN_ATTEMPTS = 30
-    PIN_WINDOW_SECONDS = 60.0
+    # Wrong PINs a table takes before it locks PINs out (429) for PIN_LOCKOUT_SECONDS, doubled after each
+    # further wrong one up to PIN_LOCKOUT_MAX_SECONDS; the referee token still works meanwhile. With 5
+    # free tries and doubling, trying the million 6-digit PINs would take far longer than any evening.
+    PIN_ATTEMPTS = 5
+    PIN_LOCKOUT_SECONDS = 30.0
+    PIN_LOCKOUT_MAX_SECONDS = 3600.0
     # Host names this server answers to (Flask checks the Host header; the port is ignored): a page on
     # another name that resolves here (DNS rebinding) gets 400. ``companion serve`` adds the LAN
     # address, the public URL's host and every --allow-host; None would allow any name.

@@ -18,6 +18,9 @@ ID_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 ID_LENGTH = 6
 ID_PATTERN = re.compile(rf"^[{ID_ALPHABET}]{{{ID_LENGTH}}}$")
 PIN_DIGITS = 6
+# The referee token: 32 random bytes (43 URL-safe characters) in the referee's link and QR code. Unlike
+# the 6-digit PIN (a convenience to type, locked out after a few wrong tries) it cannot be guessed.
+REFEREE_TOKEN_BYTES = 32
 COLOUR_PATTERN = re.compile(r"^#[0-9a-fA-F]{6}$")
 # A player's name is shown on every phone and in every message: a long nickname fits in 40 characters.
 MAX_NAME_CHARS = 40
@@ -83,6 +86,11 @@ class TableRegistry:
 
     def create(self, game: Any, setup: Mapping[str, Any]) -> tuple[Table, str]:
         """A new table and its referee PIN (shown once; only its salted hash is stored)."""
+        table, pin, _token = self.create_with_token(game, setup)
+        return table, pin
+
+    def create_with_token(self, game: Any, setup: Mapping[str, Any]) -> tuple[Table, str, str]:
+        """A new table, its referee PIN and its referee token (both shown once; only salted hashes are stored)."""
         if not isinstance(game, str) or game not in self.games:
             raise InvalidSetup(f"unknown game {game!r}: choose one of {', '.join(self.games)}")
         if not isinstance(setup, Mapping):
@@ -104,14 +112,15 @@ class TableRegistry:
         except MALFORMED_ERRORS as error:
             raise SessionError(f"a malformed setup: {type(error).__name__}: {str(error)[:120]}") from None
         pin = "".join(secrets.choice("0123456789") for _ in range(PIN_DIGITS))
+        token = secrets.token_urlsafe(REFEREE_TOKEN_BYTES)
         salt = secrets.token_hex(8)
         with self._lock:
             table_id = self._new_id()
-            record = TableRecord(table_id, game, setup, salt, hash_pin(pin, salt), self.clock(), meta)
+            record = TableRecord(table_id, game, setup, salt, hash_pin(pin, salt), self.clock(), meta, hash_pin(token, salt))
             self.store.add_table(record)
             table = Table(record, self.store, engine, self.clock)
             self._tables[table_id] = table
-        return table, pin
+        return table, pin, token
 
     def get(self, table_id: Any) -> Table:
         key = normalize_table_id(table_id)
