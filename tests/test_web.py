@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.session.patch import apply
 from test_session import GridEngine
 from web_ui import TestConfig, create_app
 
@@ -256,16 +257,21 @@ def test_stream_starts_with_a_snapshot(client, table):
 def test_stream_resumes_after_last_event_id_without_loss_or_doubling(client, table):
     for index, card in enumerate(["AS", "2S", "3S", "4S"]):
         post_event(client, table, place(index // 3, index % 3, card))
+        if index == 1:
+            at_two = client.get(f"/api/tables/{table['id']}").get_json()
     client.post(f"/api/tables/{table['id']}/undo", headers={"X-Referee-Pin": table["pin"]})
     events = read_stream(client, f"/api/tables/{table['id']}/stream", headers={"Last-Event-ID": "2"})
     assert [e["id"] for e in events] == [3, 4, 5]
     assert [e["event"] for e in events] == ["change"] * 3
     assert [e["data"]["kind"] for e in events] == ["event", "event", "undo"]
     assert events[0]["data"]["event"] == place(0, 2, "3S")
-    # Only the newest of a burst carries the state, and it is the state after all of them.
-    assert "state" not in events[0]["data"] and "state" not in events[1]["data"]
-    assert events[-1]["data"]["state"]["grid"][1] == [None, None, None]
-    assert events[-1]["data"]["state"]["session"]["seq"] == 5
+    # Each change carries its revision and the patch it made; applied in order they give the table now.
+    assert [e["data"]["rev"] for e in events] == [3, 4, 5] and all("state" not in e["data"] for e in events)
+    state = at_two
+    for event in events:
+        state = apply(state, event["data"]["patch"])
+    assert state == client.get(f"/api/tables/{table['id']}").get_json()
+    assert state["grid"][1] == [None, None, None] and state["session"]["seq"] == 5
     # ?after= works the same for a first connection that already has a state.
     assert [e["id"] for e in read_stream(client, f"/api/tables/{table['id']}/stream?after=4")] == [5]
     # Up to date: nothing is sent again.

@@ -328,52 +328,33 @@ def qr_code(table_id: str):
 
 
 # -- live stream ------------------------------------------------------------------------------------
-def _message(event: str, seq: int, data: dict) -> str:
-    return f"id: {seq}\nevent: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
-
-
-def _resume_point(table: Table) -> int | None:
-    """Where a stream resumes: the browser's Last-Event-ID on reconnect, else ``?after=``; None: from a snapshot."""
-    for raw in (request.headers.get("Last-Event-ID"), request.args.get("after")):
-        if raw is None or raw == "":
-            continue
-        try:
-            seq = int(raw)
-        except ValueError:
-            raise ApiError(400, f"Last-Event-ID / after must be a change number, got {raw[:20]!r}") from None
-        if seq < 0:
-            raise ApiError(400, "Last-Event-ID / after cannot be negative")
-        return seq if seq <= table.seq else None  # a number from the future: start over from a snapshot
-    return None
-
-
 @bp.get("/tables/<table_id>/stream")
 def stream(table_id: str):
-    """Server-sent events. Each ``change`` carries a journal entry with ``id`` = its sequence number and,
-    on the newest one of a burst, the full state; a ``snapshot`` carries the full state alone."""
+    """Server-sent events (see :mod:`web_ui.live`): ``snapshot`` with the whole state, then a ``change``
+    per change with its JSON Patch; id = the revision. Under ``companion serve`` the ASGI side serves
+    this path without a thread (:class:`web_ui.live.LiveStreams`); this route serves test clients and
+    plain WSGI servers, ending after SSE_MAX_SECONDS."""
+    from web_ui import live
+
     table = registry().get(table_id)
-    after = _resume_point(table)
+    try:
+        after = live.resume_point(table, request.headers.get("Last-Event-ID"), request.args.get("after"))
+    except live.BadResumePoint as error:
+        raise ApiError(400, str(error)) from None
     config = current_app.config
     keepalive, lifetime, retry = config["SSE_KEEPALIVE_SECONDS"], config["SSE_MAX_SECONDS"], config["SSE_RETRY_MS"]
 
     def generate():
-        yield f"retry: {int(retry)}\n\n"
-        last = after
-        if last is None:
-            entries, state = table.changes_since(table.seq)
-            last = state["session"]["seq"]
-            yield _message("snapshot", last, {"state": state})
+        yield f"retry: {int(retry)}\n\n".encode()
+        messages, last = live.catch_up(table, after)
+        yield from messages
         deadline = time.monotonic() + lifetime
         while time.monotonic() < deadline and not table.closed:
-            entries, state = table.changes_since(last)
-            for index, entry in enumerate(entries):
-                data = entry.to_json()
-                if index == len(entries) - 1:
-                    data["state"] = state
-                yield _message("change", entry.seq, data)
-                last = entry.seq
-            if not table.wait_for_change(last, timeout=min(keepalive, max(deadline - time.monotonic(), 0))) and not table.closed:
-                yield ": keep-alive\n\n"
+            if table.wait_for_change(last, timeout=min(keepalive, max(deadline - time.monotonic(), 0))):
+                messages, last = live.catch_up(table, last)
+                yield from messages
+            elif not table.closed:
+                yield b": keep-alive\n\n"
 
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     return Response(stream_with_context(generate()), mimetype="text/event-stream", headers=headers)

@@ -48,6 +48,8 @@ class CameraHub:
         self._changed = threading.Condition()
         self._feeds_lock = threading.Lock()
         self.feeds: dict[str, CameraFeed] = {}
+        # Called with a table id after each new frame (the live streams' wake-up; keep them quick).
+        self.listeners: list = []
 
     # -- feeds ------------------------------------------------------------------------------------
     def _start_feed(self, table: Table, source, description: str) -> CameraFeed:
@@ -126,6 +128,8 @@ class CameraHub:
                           image.shape[1], image.shape[0])
             self._frames[table_id] = frame
             self._changed.notify_all()
+        for listener in list(self.listeners):
+            listener(table_id)
         return frame
 
     def latest(self, table_id: str) -> Frame | None:

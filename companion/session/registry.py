@@ -67,12 +67,16 @@ class TableRegistry:
         self.games = games
         self._lock = threading.Lock()
         self._tables: dict[str, Table] = {}
+        # Called after every change of every table (one list shared by all of them, so a listener added
+        # later hears the tables made later too): the web layer wakes its live streams from here.
+        self.listeners: list = []
         # Tables stored but not loadable now (an engine gone or refusing the stored setup): kept in the
         # database untouched, reported instead of stopping the server.
         self.unavailable: dict[str, str] = {}
         for record in self.store.tables():
             try:
                 table = Table(record, self.store, engines(record.game), clock)
+                table.listeners = self.listeners
             except (GameError, ImportError, AttributeError) as error:
                 self.unavailable[record.id] = f"{record.game}: {error}"
                 continue
@@ -119,6 +123,7 @@ class TableRegistry:
             record = TableRecord(table_id, game, setup, salt, hash_pin(pin, salt), self.clock(), meta, hash_pin(token, salt))
             self.store.add_table(record)
             table = Table(record, self.store, engine, self.clock)
+            table.listeners = self.listeners
             self._tables[table_id] = table
         return table, pin, token
 

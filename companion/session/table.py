@@ -261,6 +261,8 @@ class Table:
             raise Conflict(f"the table is at revision {self.seq}, not {expected}: look at it again and retry")
 
     def _record(self, kind: str, event: dict | None, source: str, key: str | None = None) -> JournalEntry:
+        if self._last_snapshot is None or self._last_snapshot[0] != self.seq:
+            self._last_snapshot = (self.seq, self._snapshot_unlocked())  # the view this change is a patch of
         entry = JournalEntry(self.seq + 1, kind, event, source, self.clock(), key)
         self.store.append(self.id, entry)  # raises before anything in memory changes
         self.journal.append(entry)
