@@ -22,7 +22,7 @@ from web_ui import TestConfig, create_app
 def make_app(data_dir, **overrides):
     config = {key: getattr(TestConfig, key) for key in dir(TestConfig) if key.isupper()}
     config.update(DATA_DIR=str(data_dir), ENGINES=lambda name: GridEngine(), GAMES=("grid",), SSE_MAX_SECONDS=0.6,
-                  SSE_KEEPALIVE_SECONDS=0.1, PIN_ATTEMPTS=1000)
+                  SSE_KEEPALIVE_SECONDS=0.1, PIN_ATTEMPTS=1000, MAX_FRAMES_PER_SECOND=1000)
     config.update(overrides)
     return create_app(config)
 

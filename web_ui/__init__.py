@@ -79,7 +79,5 @@ def create_app(config: Any = None) -> Flask:
 
 def shutdown(app: Flask) -> None:
     """Ends the app's live streams and camera feeds and closes its database (before the server stops)."""
-    hub = app.extensions["camera"]
-    for feed in list(hub.feeds.values()):
-        feed.stop()
+    app.extensions["camera"].close()
     app.extensions["registry"].close()

@@ -10,6 +10,13 @@ class Config:
     # Largest request body: a phone camera frame as JPEG is well under this.
     MAX_CONTENT_LENGTH = 4 * 1024 * 1024
     MAX_FRAME_BYTES = 4 * 1024 * 1024
+    # Pixels a frame may have, read from its header before it is decoded (a 12000×12000 image once took
+    # 800 MB and 18 s to decode): 4096×4096 holds a 12-megapixel phone photo; phones send 1280×720.
+    MAX_FRAME_PIXELS = 4096 * 4096
+    # Frames a table takes per second (the phone camera sends one about every 0.7 s; more are refused, 429).
+    MAX_FRAMES_PER_SECOND = 5.0
+    # A phone feed without frames this long is stopped (its thread and pipeline freed); the next frame restarts it.
+    CAMERA_IDLE_SECONDS = 60.0
     # A table setup or an event is small: anything bigger is a mistake or an attack.
     MAX_JSON_BYTES = 64 * 1024
     # Server-sent events: a comment every few seconds keeps proxies and phones from closing an idle
