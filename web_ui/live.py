@@ -95,11 +95,12 @@ def resume_point(table: Table, *candidates: str | None) -> int | None:
 
 # -- the asynchronous side ------------------------------------------------------------------------
 class Wakeups:
-    """One asyncio.Event per key, set from any thread (a table's change, a camera frame) on the loop."""
+    """Per key (a table's changes, a table's camera frames) the streams waiting for it; ``notify`` from any
+    thread sets each one's own asyncio.Event on the loop. No task per wait, no thread per stream."""
 
     def __init__(self) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
-        self._events: dict[Any, asyncio.Event] = {}
+        self._waiting: dict[Any, set[asyncio.Event]] = collections.defaultdict(set)
 
     def notify(self, key: Any) -> None:
         loop = self.loop
@@ -110,20 +111,55 @@ class Wakeups:
                 pass
 
     def _wake(self, key: Any) -> None:
-        event = self._events.pop(key, None)
-        if event is not None:
+        for event in self._waiting.get(key, ()):
             event.set()
 
-    def event(self, key: Any) -> asyncio.Event:
-        """Taken BEFORE reading what is new: a change after the read then sets it."""
-        event = self._events.get(key)
-        if event is None:
-            event = self._events[key] = asyncio.Event()
-        return event
+    def subscribe(self, key: Any, event: asyncio.Event) -> None:
+        self._waiting[key].add(event)
+
+    def unsubscribe(self, key: Any, event: asyncio.Event) -> None:
+        waiting = self._waiting.get(key)
+        if waiting is not None:
+            waiting.discard(event)
+            if not waiting:
+                del self._waiting[key]
 
 
 class Disconnected(Exception):
     pass
+
+
+class _Stream:
+    """One open stream: its wake-up event (set by a change, or by the phone hanging up) and whether it left."""
+
+    def __init__(self, receive) -> None:
+        self.wake = asyncio.Event()
+        self.gone = False
+        self._watch = asyncio.ensure_future(self._until_disconnect(receive))
+
+    async def _until_disconnect(self, receive) -> None:
+        try:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+        finally:
+            self.gone = True
+            self.wake.set()
+
+    async def wait(self, timeout: float) -> bool:
+        """True when woken (a change, or the phone left: see ``gone``), False after ``timeout`` seconds."""
+        if not self.wake.is_set():
+            try:
+                async with asyncio.timeout(max(timeout, 0.0)):
+                    await self.wake.wait()
+            except TimeoutError:
+                return False
+        self.wake.clear()
+        if self.gone:
+            raise Disconnected("the phone hung up")
+        return True
+
+    def close(self) -> None:
+        self._watch.cancel()
 
 
 class LiveStreams:
@@ -138,6 +174,9 @@ class LiveStreams:
         self.registry.listeners.append(lambda table, entry: self.wakeups.notify(("table", table.id)))
         self.camera.listeners.append(lambda table_id: self.wakeups.notify(("frame", table_id)))
         self.open_streams = 0
+        # What brings a phone from one revision to the table's current one, computed once for all the
+        # phones at that revision (after a change, all of a table's watchers are).
+        self._batches: dict[tuple[str, int | None], tuple[int, bytes, int]] = {}
 
     async def __call__(self, scope, receive, send, match) -> None:
         self.wakeups.loop = asyncio.get_running_loop()
@@ -165,74 +204,77 @@ class LiveStreams:
 
     async def _send(self, send, data: bytes) -> None:
         try:
-            await asyncio.wait_for(send({"type": "http.response.body", "body": data, "more_body": True}), SEND_TIMEOUT_SECONDS)
-        except (asyncio.TimeoutError, OSError) as error:
+            async with asyncio.timeout(SEND_TIMEOUT_SECONDS):
+                await send({"type": "http.response.body", "body": data, "more_body": True})
+        except (TimeoutError, OSError) as error:
             raise Disconnected("the phone stopped reading") from error
-
-    async def _wait(self, event: asyncio.Event, disconnected: asyncio.Future, timeout: float) -> bool:
-        """Until ``event`` is set (True), the timeout (False) or the phone hangs up (Disconnected)."""
-        woken = asyncio.ensure_future(event.wait())
-        try:
-            done, _ = await asyncio.wait({woken, disconnected}, timeout=max(timeout, 0.0), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            woken.cancel()
-        if disconnected in done:
-            raise Disconnected("the phone hung up")
-        return woken in done
 
     async def _start(self, send, content_type: bytes) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": [
             (b"content-type", content_type), (b"cache-control", b"no-store"), (b"x-accel-buffering", b"no")] + self.security_headers})
 
+    def _catch_up(self, table: Table, after: int | None) -> tuple[bytes, int]:
+        key = (table.id, after)
+        cached = self._batches.get(key)
+        if cached is not None and cached[0] == table.seq:
+            return cached[1], cached[2]
+        if len(self._batches) > MESSAGE_CACHE_SIZE:
+            self._batches.clear()
+        seq = table.seq
+        messages, last = catch_up(table, after)
+        data = b"".join(messages)
+        if after is not None:  # a snapshot for a new phone is the current one: not worth keeping per revision
+            self._batches[key] = (seq, data, last)
+        return data, last
+
     async def _events(self, table: Table, after: int | None, receive, send) -> None:
         config = self.config
         keepalive, lifetime = float(config["SSE_KEEPALIVE_SECONDS"]), float(config["SSE_MAX_SECONDS"])
-        disconnected = asyncio.ensure_future(_until_disconnect(receive))
+        key = ("table", table.id)
+        stream = _Stream(receive)
+        self.wakeups.subscribe(key, stream.wake)  # before the first read: no change slips between
         self.open_streams += 1
         try:
             await self._start(send, b"text/event-stream; charset=utf-8")
             await self._send(send, f"retry: {int(config['SSE_RETRY_MS'])}\n\n".encode())
             deadline = time.monotonic() + lifetime
-            last = after
-            first = True
-            while time.monotonic() < deadline and not table.closed:
-                woken = self.wakeups.event(("table", table.id))  # before the read: nothing slips between
-                messages, last = catch_up(table, None if first and after is None else last)
-                first = False
-                if messages:
-                    await self._send(send, b"".join(messages))
-                    continue
-                if not await self._wait(woken, disconnected, min(keepalive, deadline - time.monotonic())):
-                    await self._send(send, b": keep-alive\n\n")
+            data, last = self._catch_up(table, after)
+            while True:
+                if data:
+                    await self._send(send, data)
+                if time.monotonic() >= deadline or table.closed:
+                    break
+                if await stream.wait(min(keepalive, deadline - time.monotonic())):
+                    data, last = self._catch_up(table, last)
+                else:
+                    data = b": keep-alive\n\n"
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except Disconnected:
             pass
         finally:
             self.open_streams -= 1
-            disconnected.cancel()
+            self.wakeups.unsubscribe(key, stream.wake)
+            stream.close()
 
     async def _mjpeg(self, table: Table, receive, send) -> None:
         lifetime = float(self.config["SSE_MAX_SECONDS"])
-        disconnected = asyncio.ensure_future(_until_disconnect(receive))
+        key = ("frame", table.id)
+        stream = _Stream(receive)
+        self.wakeups.subscribe(key, stream.wake)
         try:
             await self._start(send, b"multipart/x-mixed-replace; boundary=frame")
             deadline, last = time.monotonic() + lifetime, 0
             while time.monotonic() < deadline and not table.closed:
-                woken = self.wakeups.event(("frame", table.id))
                 frame = self.camera.latest(table.id)
                 if frame is not None and frame.seq > last:
                     last = frame.seq
                     await self._send(send, b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + str(len(frame.jpeg)).encode()
                                      + b"\r\n\r\n" + frame.jpeg + b"\r\n")
                     continue
-                await self._wait(woken, disconnected, min(5.0, deadline - time.monotonic()))
+                await stream.wait(min(5.0, deadline - time.monotonic()))
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except Disconnected:
             pass
         finally:
-            disconnected.cancel()
-
-
-async def _until_disconnect(receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
+            self.wakeups.unsubscribe(key, stream.wake)
+            stream.close()
