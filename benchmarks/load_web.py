@@ -331,9 +331,11 @@ async def crash_round(args, data: pathlib.Path, cpus) -> tuple[int, int, list[st
                 status, body = await change(port, table, n)
             except (OSError, ValueError, IndexError, asyncio.TimeoutError, asyncio.IncompleteReadError):
                 return  # the server died mid-request: not acknowledged
-            if status == 200:
+            if status == 200 and isinstance(body, dict) and "entry" in body:  # a whole answer: acknowledged
                 acknowledged[table["id"]].append(body["entry"])
                 n += 1
+            elif status == 200:
+                return  # the answer was cut off by the kill: the phone never learnt it was applied
 
     tasks = [asyncio.ensure_future(writer(t)) for t in tables]
     await asyncio.sleep(random.uniform(0.5, 2.0))

@@ -65,7 +65,7 @@ class StreamReader:
                         event = {"id": int(fields["id"]), "event": fields["event"], "data": json.loads(fields["data"])}
                         if event["event"] == "snapshot":
                             self.state = event["data"]["state"]
-                        else:
+                        elif self.state is not None:  # a phone that resumes without a state only counts changes
                             assert self.state["session"]["seq"] == event["id"] - 1, "a change out of order"
                             self.state = apply(self.state, event["data"]["patch"])
                         self.events.append(event)
