@@ -82,15 +82,14 @@ def catch_up(table: Table, after: int | None) -> tuple[list[bytes], int]:
 def resume_point(table: Table, *candidates: str | None) -> int | None:
     """Where a stream resumes: the first of Last-Event-ID and ``?after=`` that is given; None: from a
     snapshot (also for a number from the future, e.g. a table restored from an older copy)."""
-    for raw in candidates:
-        if raw is None or raw == "":
-            continue
-        text = raw.strip()
+    given = [raw.strip() for raw in candidates if raw is not None and raw != ""]
+    for text in given:  # each one given must be a number, even one the first makes moot
         if not text.isdigit() or len(text) > MAX_REVISION_DIGITS:
-            raise BadResumePoint(f"Last-Event-ID / after must be a change number (0 or more), got {raw[:20]!r}")
-        seq = int(text)
-        return seq if seq <= table.seq else None
-    return None
+            raise BadResumePoint(f"Last-Event-ID / after must be a change number (0 or more), got {text[:20]!r}")
+    if not given:
+        return None
+    seq = int(given[0])
+    return seq if seq <= table.seq else None
 
 
 # -- the asynchronous side ------------------------------------------------------------------------
