@@ -1,6 +1,6 @@
 """The phone referee: how long a referee's change takes to reach a watching phone, and API speed.
 
-Runs the real app behind waitress on 127.0.0.1 (as ``companion serve`` does) with one SSE watcher.
+Runs the real app behind uvicorn on 127.0.0.1 (as ``companion serve`` does) with one SSE watcher.
 """
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def run(quick: bool) -> list[dict]:
                 reader.join(5)
                 stream.close()
                 latencies += [arrived[seq] - sent[seq] for seq in sent if seq in arrived]
-    note = f"{len(latencies)} changes, one SSE watcher, waitress on 127.0.0.1"
+    note = f"{len(latencies)} changes, one SSE watcher, uvicorn on 127.0.0.1"
     return [
         {"name": "change reaches watching phone (POST sent → SSE event read)", "median": statistics.median(latencies) * 1000,
          "unit": "ms", "note": note},

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.session.patch import apply
 from helpers.grid_engine import GridEngine
 from helpers.web import make_app
 from web_ui import TestConfig, create_app
@@ -96,7 +97,7 @@ def test_create_rejects_bad_setups(client, body, status, fragment):
     response = client.post("/api/tables", json=body)
     assert response.status_code == status
     assert fragment in response.get_json()["error"]
-    assert client.get("/api/tables").get_json()["tables"] == []
+    assert client.get("/api/tables").get_json()["count"] == 0
 
 
 def test_create_rejects_bodies_that_are_not_json(client):
@@ -111,14 +112,14 @@ def test_json_bodies_over_their_limit_are_refused(tmp_path):
     client = make_app(tmp_path, MAX_JSON_BYTES=500).test_client()
     response = client.post("/api/tables", json={"game": "grid", "players": ["x" * 600]})
     assert response.status_code == 413 and "JSON" in response.get_json()["error"]
-    assert client.get("/api/tables").get_json()["tables"] == []
+    assert client.get("/api/tables").get_json()["count"] == 0
 
 
 def test_requests_over_the_size_limit_are_refused(tmp_path):
     client = make_app(tmp_path, MAX_CONTENT_LENGTH=1000).test_client()
     response = client.post("/api/tables", json={"game": "grid", "players": ["x" * 2000]})
     assert response.status_code == 413
-    assert client.get("/api/tables").get_json()["tables"] == []
+    assert client.get("/api/tables").get_json()["count"] == 0
 
 
 @pytest.mark.parametrize("table_id", ["NOPE22", "nope", "..%2F..%2Fetc", "A" * 300])
@@ -249,16 +250,21 @@ def test_stream_starts_with_a_snapshot(client, table):
 def test_stream_resumes_after_last_event_id_without_loss_or_doubling(client, table):
     for index, card in enumerate(["AS", "2S", "3S", "4S"]):
         post_event(client, table, place(index // 3, index % 3, card))
+        if index == 1:
+            at_two = client.get(f"/api/tables/{table['id']}").get_json()
     client.post(f"/api/tables/{table['id']}/undo", headers={"X-Referee-Pin": table["pin"]})
     events = read_stream(client, f"/api/tables/{table['id']}/stream", headers={"Last-Event-ID": "2"})
     assert [e["id"] for e in events] == [3, 4, 5]
     assert [e["event"] for e in events] == ["change"] * 3
     assert [e["data"]["kind"] for e in events] == ["event", "event", "undo"]
     assert events[0]["data"]["event"] == place(0, 2, "3S")
-    # Only the newest of a burst carries the state, and it is the state after all of them.
-    assert "state" not in events[0]["data"] and "state" not in events[1]["data"]
-    assert events[-1]["data"]["state"]["grid"][1] == [None, None, None]
-    assert events[-1]["data"]["state"]["session"]["seq"] == 5
+    # Each change carries its revision and the patch it made; applied in order they give the table now.
+    assert [e["data"]["rev"] for e in events] == [3, 4, 5] and all("state" not in e["data"] for e in events)
+    state = at_two
+    for event in events:
+        state = apply(state, event["data"]["patch"])
+    assert state == client.get(f"/api/tables/{table['id']}").get_json()
+    assert state["grid"][1] == [None, None, None] and state["session"]["seq"] == 5
     # ?after= works the same for a first connection that already has a state.
     assert [e["id"] for e in read_stream(client, f"/api/tables/{table['id']}/stream?after=4")] == [5]
     # Up to date: nothing is sent again.
@@ -289,7 +295,9 @@ def test_qr_code_is_an_svg(client, table):
     assert response.get_data(as_text=True).lstrip().startswith("<?xml") and "<path" in response.get_data(as_text=True)
 
 
-def test_pages_render_and_ship_their_assets(client, table):
+def test_pages_render_and_ship_their_assets(tmp_path):
+    client = make_app(tmp_path, LIST_TABLES=True).test_client()
+    table = client.post("/api/tables", json={"game": "grid", "players": ["Ann"]}).get_json()
     home = client.get("/")
     assert home.status_code == 200 and table["id"] in home.get_data(as_text=True)
     page = client.get(f"/t/{table['id']}").get_data(as_text=True)

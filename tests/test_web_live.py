@@ -1,6 +1,7 @@
-"""The app behind a real WSGI server (waitress, as ``companion serve`` runs it): live changes reach a
-watching phone as they happen (each one, in order, while the stream stays open), and a dropped
-connection resumes with Last-Event-ID exactly once. How fast: ``benchmarks/bench_web.py``."""
+"""The app behind the real server (uvicorn, as ``companion serve`` runs it): live changes reach a
+watching phone as they happen (each one, in order, while the stream stays open), each as a patch that
+rebuilds the state, and a dropped connection resumes with Last-Event-ID exactly once. How fast and how
+many: ``benchmarks/bench_web.py``, ``benchmarks/load_web.py``."""
 from __future__ import annotations
 
 import contextlib
@@ -11,13 +12,14 @@ import threading
 import time
 
 
+from companion.session.patch import apply
 from helpers.web import request, running_server
 
 
 class StreamReader:
     """Reads server-sent events from a live connection in a background thread."""
 
-    def __init__(self, base, path, headers=None):
+    def __init__(self, base, path, headers=None, state=None):
         self.connection = http.client.HTTPConnection(base.split("//")[1], timeout=10)
         self.connection.connect()
         self.socket = self.connection.sock  # the response takes it over; kept to cut the line like a sleeping phone
@@ -26,6 +28,7 @@ class StreamReader:
         assert self.response.status == 200
         self.events: list[dict] = []
         self.arrived: list[float] = []
+        self.state = state  # the table as this phone sees it: the snapshot, each change's patch applied
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
@@ -36,7 +39,13 @@ class StreamReader:
                 line = raw.decode().rstrip("\n")
                 if not line:
                     if "data" in fields:
-                        self.events.append({"id": int(fields["id"]), "event": fields["event"], "data": json.loads(fields["data"])})
+                        event = {"id": int(fields["id"]), "event": fields["event"], "data": json.loads(fields["data"])}
+                        if event["event"] == "snapshot":
+                            self.state = event["data"]["state"]
+                        elif self.state is not None:  # a phone that resumes without a state only counts changes
+                            assert self.state["session"]["seq"] == event["id"] - 1, "a change out of order"
+                            self.state = apply(self.state, event["data"]["patch"])
+                        self.events.append(event)
                         self.arrived.append(time.monotonic())
                     fields = {}
                 elif not line.startswith(":"):
@@ -76,7 +85,10 @@ def test_a_watching_phone_sees_each_change_while_the_stream_is_open(tmp_path):
             assert watcher.events[-1]["data"]["event"]["card"] == card
         watcher.close()
         assert [e["id"] for e in watcher.events] == [0, 1, 2, 3]
-        assert watcher.events[-1]["data"]["state"]["board"]["rows"] == [["10H", "5D", "KS"]]
+        assert all(e["data"]["rev"] == e["id"] for e in watcher.events)
+        assert watcher.state["board"]["rows"] == [["10H", "5D", "KS"]]
+        _, state = request(base, "GET", f"/api/tables/{table['id']}")
+        assert watcher.state == state
 
 
 def test_a_dropped_stream_resumes_without_loss_or_doubling(tmp_path):
@@ -91,7 +103,8 @@ def test_a_dropped_stream_resumes_without_loss_or_doubling(tmp_path):
         request(base, "POST", path + "/events", {"type": "place", "cell": [6, 7], "card": "5D"}, pin)
         request(base, "POST", path + "/undo", {}, pin)
         request(base, "POST", path + "/redo", {}, pin)
-        second = StreamReader(base, path + "/stream", {"Last-Event-ID": str(seen[-1]["id"])})
+        # The phone kept what it had.
+        second = StreamReader(base, path + "/stream", {"Last-Event-ID": str(seen[-1]["id"])}, state=first.state)
         resumed = second.wait_for(3)
         request(base, "POST", path + "/events", {"type": "place", "cell": [6, 8], "card": "KS"}, pin)
         resumed = second.wait_for(4)
@@ -99,6 +112,6 @@ def test_a_dropped_stream_resumes_without_loss_or_doubling(tmp_path):
         ids = [e["id"] for e in seen + resumed]
         assert ids == [0, 1, 2, 3, 4, 5]
         assert [e["data"]["kind"] for e in resumed] == ["event", "undo", "redo", "event"]
-        assert resumed[-1]["data"]["state"]["board"]["rows"] == [["10H", "5D", "KS"]]
+        assert second.state["board"]["rows"] == [["10H", "5D", "KS"]]
         _, state = request(base, "GET", path)
-        assert state["session"]["seq"] == 5
+        assert state["session"]["seq"] == 5 and second.state == state

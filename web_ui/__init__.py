@@ -15,7 +15,24 @@ from flask import Flask
 
 from web_ui.config import Config, TestConfig
 
-__all__ = ["create_app", "shutdown", "Config", "TestConfig"]
+__all__ = ["create_app", "shutdown", "Config", "TestConfig", "SECURITY_HEADERS"]
+
+# Everything the pages need comes from this server (no CDN, no inline script or style markup); camera
+# frames are shown as blob: and data: images; no page of ours may be framed by another site.
+CONTENT_SECURITY_POLICY = "; ".join([
+    "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:",
+    "media-src 'self' blob: mediastream:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'",
+    "form-action 'self'", "frame-ancestors 'none'",
+])
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Permissions-Policy": "camera=(self), microphone=(), geolocation=()",
+}
 
 
 def create_app(config: Any = None) -> Flask:
@@ -44,6 +61,7 @@ def create_app(config: Any = None) -> Flask:
     games = tuple(app.config.get("GAMES") or GAMES)
     app.extensions["registry"] = TableRegistry(app.config["DATA_DIR"], engines=engines, games=games)
     app.extensions["camera"] = camera.CameraHub(app.config)
+    app.extensions["pin_lockout"] = api.PinLockout()
 
     api.register_error_handlers(app)
     app.register_blueprint(pages.bp)
@@ -52,8 +70,8 @@ def create_app(config: Any = None) -> Flask:
 
     @app.after_request
     def security_headers(response):
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
         return response
 
     return app
@@ -61,7 +79,5 @@ def create_app(config: Any = None) -> Flask:
 
 def shutdown(app: Flask) -> None:
     """Ends the app's live streams and camera feeds and closes its database (before the server stops)."""
-    hub = app.extensions["camera"]
-    for feed in list(hub.feeds.values()):
-        feed.stop()
+    app.extensions["camera"].close()
     app.extensions["registry"].close()

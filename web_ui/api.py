@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import threading
 import time
-from collections import defaultdict, deque
 
 import qrcode
 import qrcode.image.svg
@@ -13,7 +13,8 @@ from flask import Blueprint, Response, current_app, jsonify, request, stream_wit
 from werkzeug.exceptions import HTTPException
 
 from companion.games import GameError, IllegalEvent
-from companion.session import SessionError, Table, TableNotFound, TableRegistry
+from companion.session import Conflict, KeyReused, SessionError, Table, TableNotFound, TableRegistry
+from companion.session.table import check_plain_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -33,16 +34,53 @@ def register_error_handlers(app) -> None:
     """Every failure under /api answers JSON ``{"error": message}`` with a fitting status."""
     app.register_error_handler(ApiError, lambda e: _json_error(e.status, e.message))
     app.register_error_handler(TableNotFound, lambda e: _json_error(404, str(e)))
+    app.register_error_handler(Conflict, lambda e: _json_error(409, str(e)))
+    app.register_error_handler(KeyReused, lambda e: _json_error(422, str(e)))
     app.register_error_handler(IllegalEvent, lambda e: _json_error(422, str(e)))
     for bad_input in (GameError, SessionError, ValueError):
         app.register_error_handler(bad_input, lambda e: _json_error(400, str(e)))
 
     def http_error(error: HTTPException):
         if request.path.startswith("/api/"):
-            return _json_error(error.code or 500, error.description or error.name)
+            response = jsonify(error=error.description or error.name)
+            response.status_code = error.code or 500
+            # 405 keeps its Allow header (and 429 its Retry-After): the client learns what to do instead.
+            for name, value in error.get_headers():
+                if name.lower() != "content-type":
+                    response.headers[name] = value
+            return response
         return error
 
     app.register_error_handler(HTTPException, http_error)
+
+    def server_error(error: Exception):
+        # A bug still answers in the API's shape, without details that would help an attacker.
+        current_app.logger.exception("unexpected error on %s %s", request.method, request.path)
+        if request.path.startswith("/api/"):
+            return _json_error(500, "internal error: the table is unchanged; please report this")
+        return "internal error", 500
+
+    app.register_error_handler(Exception, server_error)
+    app.before_request(refuse_cross_site_changes)
+
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+def refuse_cross_site_changes():
+    """A state-changing request from another site's page is refused: a browser names the page's origin
+    (``Origin``, ``Sec-Fetch-Site``) on every cross-site POST, text/plain ones included, while curl and
+    scripts send neither and are let through (they still need the referee's PIN or token)."""
+    if request.method in SAFE_METHODS:
+        return None
+    origin = request.headers.get("Origin")
+    own = f"{request.scheme}://{request.host}".lower()
+    if origin is not None and origin.rstrip("/").lower() != own:
+        raise ApiError(403, f"a change from another site ({origin[:80]}) is refused: open the table's own page")
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None and site not in ("same-origin", "none"):
+        raise ApiError(403, f"a {site} request cannot change a table: open the table's own page")
+    return None
 
 
 def registry() -> TableRegistry:
@@ -54,50 +92,97 @@ def json_body() -> dict:
     limit = current_app.config["MAX_JSON_BYTES"]
     if request.content_length is not None and request.content_length > limit:
         raise ApiError(413, f"a JSON body may be at most {limit} bytes")
+    raw = request.get_data(cache=True)
+    if len(raw) > limit:  # a chunked body names no length up front
+        raise ApiError(413, f"a JSON body may be at most {limit} bytes")
     try:
-        body = json.loads(request.get_data(cache=True) or b"null")
+        body = json.loads(raw or b"null")
     except (UnicodeDecodeError, ValueError):
         raise ApiError(400, "the body is not valid JSON") from None
+    except RecursionError:
+        raise ApiError(400, "the body nests too deeply") from None
     if not isinstance(body, dict):
         raise ApiError(400, "the body must be a JSON object")
+    check_plain_json(body)
     return body
 
 
-class PinGuard:
-    """Counts wrong PINs per table and client so six digits cannot simply be tried one by one."""
+class PinLockout:
+    """Wrong PINs per table: after ``free`` of them the table takes no PIN for a while, twice as long after
+    each further wrong one (30 s, 1 min, 2 min … up to an hour), whoever sends it and from wherever, so
+    a million codes cannot be tried from many addresses. The referee token is never locked out: a
+    stranger guessing PINs cannot lock the referee out of their own table."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock=time.monotonic) -> None:
         self._lock = threading.Lock()
-        self._failures: dict[tuple[str, str], deque] = defaultdict(deque)
+        self._clock = clock
+        self._failures: dict[str, int] = {}
+        self._until: dict[str, float] = {}
 
-    def blocked(self, key: tuple[str, str], limit: int, window: float) -> bool:
+    def wait(self, table_id: str) -> float:
+        """Seconds until this table takes a PIN again (0: now)."""
         with self._lock:
-            recent = self._failures[key]
-            while recent and recent[0] < time.monotonic() - window:
-                recent.popleft()
-            return len(recent) >= limit
+            return max(0.0, self._until.get(table_id, 0.0) - self._clock())
 
-    def failed(self, key: tuple[str, str]) -> None:
+    def failed(self, table_id: str, free: int, first_lockout: float, longest: float) -> None:
         with self._lock:
-            self._failures[key].append(time.monotonic())
+            count = self._failures.get(table_id, 0) + 1
+            self._failures[table_id] = count
+            if count >= free:
+                self._until[table_id] = self._clock() + min(first_lockout * 2 ** (count - free), longest)
+
+    def succeeded(self, table_id: str) -> None:
+        with self._lock:
+            self._failures.pop(table_id, None)
+            self._until.pop(table_id, None)
 
 
-_pin_guard = PinGuard()
+def pin_lockout() -> PinLockout:
+    return current_app.extensions["pin_lockout"]
 
 
 def referee_table(table_id: str) -> Table:
-    """The table, if this request carries its referee PIN (header ``X-Referee-Pin``); else 403."""
+    """The table, if this request carries its referee token (``X-Referee-Token``, or a token in
+    ``X-Referee-Pin``) or its PIN (``X-Referee-Pin``); else 403, or 429 while wrong PINs lock it."""
     table = registry().get(table_id)
-    key = (table.id, request.remote_addr or "?")
-    config = current_app.config
-    if _pin_guard.blocked(key, config["PIN_ATTEMPTS"], config["PIN_WINDOW_SECONDS"]):
-        raise ApiError(429, "too many wrong PINs: wait a minute")
+    token = request.headers.get("X-Referee-Token")
     pin = request.headers.get("X-Referee-Pin")
+    if token is None and pin is not None and len(pin.strip()) > 12:
+        token, pin = pin, None  # a phone that came in by the referee link keeps the token where a PIN goes
+    if token is not None:
+        if table.token_matches(token):
+            return table
+        raise ApiError(403, "this referee link is not this table's: ask the referee for the link or the PIN")
+    config = current_app.config
+    wait = pin_lockout().wait(table.id)
+    if pin and wait > 0:
+        raise ApiError(429, f"too many wrong PINs: this table takes a PIN again in {int(wait) + 1} s (the referee link still works)")
     if not table.pin_matches(pin):
         if pin:  # a wrong guess counts; a watcher's phone sending none does not
-            _pin_guard.failed(key)
+            pin_lockout().failed(table.id, config["PIN_ATTEMPTS"], config["PIN_LOCKOUT_SECONDS"], config["PIN_LOCKOUT_MAX_SECONDS"])
         raise ApiError(403, "only the referee can change this table: send the PIN in the X-Referee-Pin header")
+    pin_lockout().succeeded(table.id)
     return table
+
+
+IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+
+def change_options() -> dict:
+    """What a state-changing request may add in headers: ``X-Expected-Revision`` (the table's revision it
+    was made against; another one answers 409) and ``Idempotency-Key`` (a retry applies once)."""
+    options = {}
+    expected = request.headers.get("X-Expected-Revision")
+    if expected is not None:
+        if not expected.strip().isdigit() or len(expected.strip()) > 12:
+            raise ApiError(400, f"X-Expected-Revision is a revision number, got {expected[:20]!r}")
+        options["expected"] = int(expected)
+    key = request.headers.get("Idempotency-Key")
+    if key is not None:
+        if not IDEMPOTENCY_KEY.match(key):
+            raise ApiError(400, "Idempotency-Key is 1-64 letters, digits or . _ : -")
+        options["key"] = key
+    return options
 
 
 def join_url(table: Table) -> str:
@@ -116,15 +201,23 @@ def games():
     return jsonify(games=list(registry().games), catalogue=catalogue)
 
 
+def referee_url(table: Table, token: str) -> str:
+    # In the fragment: a browser never sends it to a server, a log or a Referer.
+    return f"{join_url(table)}#ref={token}"
+
+
 @bp.post("/tables")
 def create_table():
     body = json_body()
     setup = {key: value for key, value in body.items() if key != "game"}
-    table, pin = registry().create(body.get("game"), setup)
+    table, pin, token = registry().create_with_token(body.get("game"), setup)
     current_app.extensions["camera"].adopt(table)
     payload = {
         "id": table.id,
         "pin": pin,
+        "referee_token": token,
+        "referee_url": referee_url(table, token),
+        "referee_qr_url": url_for("api.qr_code", table_id=table.id, referee=token),
         "join_url": join_url(table),
         "qr_url": url_for("api.qr_code", table_id=table.id),
         "stream_url": url_for("api.stream", table_id=table.id),
@@ -134,7 +227,13 @@ def create_table():
 
 @bp.get("/tables")
 def list_tables():
-    return jsonify(tables=[{"id": t.id, "game": t.game, "seq": t.seq, "created_at": t.record.created_at} for t in registry().list()])
+    """The tables with their join codes only when the server was started to list them (``--list-tables``);
+    otherwise just how many there are, so a stranger on the network learns no code to watch."""
+    tables = registry().list()
+    if not current_app.config.get("LIST_TABLES"):
+        return jsonify(tables=[], count=len(tables), listed=False)
+    return jsonify(tables=[{"id": t.id, "game": t.game, "seq": t.seq, "created_at": t.record.created_at} for t in tables],
+                   count=len(tables), listed=True)
 
 
 @bp.get("/tables/<table_id>")
@@ -158,84 +257,94 @@ def check_pin(table_id: str):
 
 
 def _changed(table: Table, entry):
-    return jsonify(entry=entry.to_json(), state=table.snapshot())
+    """The change and the table as it is now; a retried request (same Idempotency-Key) gets the change it
+    made the first time, marked ``Idempotent-Replayed: true``."""
+    state = table.snapshot()
+    response = jsonify(entry=entry.to_json(), state=state, revision=state["session"]["seq"])
+    if entry.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+def _optional_body() -> dict:
+    """Undo and redo take an optional JSON object (phones send ``{}``; curl may send nothing)."""
+    if not request.get_data(cache=True).strip():
+        return {}
+    return json_body()
 
 
 @bp.post("/tables/<table_id>/events")
 def post_event(table_id: str):
     table = referee_table(table_id)
-    entry = table.submit(json_body(), source="referee")
+    options = change_options()
+    entry = table.submit(json_body(), source="referee", **options)
     return _changed(table, entry)
 
 
 @bp.post("/tables/<table_id>/undo")
 def undo(table_id: str):
+    """Body ``{"undoes": N}`` (optional): N is ``session.undo_seq`` as the referee saw it, so two referees
+    pressing Undo together undo one event, and the second is told (409)."""
     table = referee_table(table_id)
-    return _changed(table, table.undo())
+    options = change_options()
+    undoes = _optional_body().get("undoes")
+    if undoes is not None and (not isinstance(undoes, int) or isinstance(undoes, bool) or undoes < 1):
+        raise ApiError(400, '"undoes" is the change number of the event to undo (session.undo_seq)')
+    return _changed(table, table.undo(undoes=undoes, **options))
 
 
 @bp.post("/tables/<table_id>/redo")
 def redo(table_id: str):
     table = referee_table(table_id)
-    return _changed(table, table.redo())
+    options = change_options()
+    _optional_body()  # a body, if any, must still be a small JSON object
+    return _changed(table, table.redo(**options))
 
 
 @bp.get("/tables/<table_id>/qr.svg")
 def qr_code(table_id: str):
+    """The join link's QR code; with ``?referee=TOKEN`` (the table's token) the referee link's."""
     table = registry().get(table_id)
-    image = qrcode.make(join_url(table), image_factory=qrcode.image.svg.SvgPathImage, box_size=10, border=2)
+    link = join_url(table)
+    token = request.args.get("referee")
+    if token is not None:
+        if not table.token_matches(token):
+            raise ApiError(403, "not this table's referee token")
+        link = referee_url(table, token)
+    image = qrcode.make(link, image_factory=qrcode.image.svg.SvgPathImage, box_size=10, border=2)
     buffer = io.BytesIO()
     image.save(buffer)
     return Response(buffer.getvalue(), mimetype="image/svg+xml")
 
 
 # -- live stream ------------------------------------------------------------------------------------
-def _message(event: str, seq: int, data: dict) -> str:
-    return f"id: {seq}\nevent: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
-
-
-def _resume_point(table: Table) -> int | None:
-    """Where a stream resumes: the browser's Last-Event-ID on reconnect, else ``?after=``; None: from a snapshot."""
-    for raw in (request.headers.get("Last-Event-ID"), request.args.get("after")):
-        if raw is None or raw == "":
-            continue
-        try:
-            seq = int(raw)
-        except ValueError:
-            raise ApiError(400, f"Last-Event-ID / after must be a change number, got {raw[:20]!r}") from None
-        if seq < 0:
-            raise ApiError(400, "Last-Event-ID / after cannot be negative")
-        return seq if seq <= table.seq else None  # a number from the future: start over from a snapshot
-    return None
-
-
 @bp.get("/tables/<table_id>/stream")
 def stream(table_id: str):
-    """Server-sent events. Each ``change`` carries a journal entry with ``id`` = its sequence number and,
-    on the newest one of a burst, the full state; a ``snapshot`` carries the full state alone."""
+    """Server-sent events (see :mod:`web_ui.live`): ``snapshot`` with the whole state, then a ``change``
+    per change with its JSON Patch; id = the revision. Under ``companion serve`` the ASGI side serves
+    this path without a thread (:class:`web_ui.live.LiveStreams`); this route serves test clients and
+    plain WSGI servers, ending after SSE_MAX_SECONDS."""
+    from web_ui import live
+
     table = registry().get(table_id)
-    after = _resume_point(table)
+    try:
+        after = live.resume_point(table, request.headers.get("Last-Event-ID"), request.args.get("after"))
+    except live.BadResumePoint as error:
+        raise ApiError(400, str(error)) from None
     config = current_app.config
     keepalive, lifetime, retry = config["SSE_KEEPALIVE_SECONDS"], config["SSE_MAX_SECONDS"], config["SSE_RETRY_MS"]
 
     def generate():
-        yield f"retry: {int(retry)}\n\n"
-        last = after
-        if last is None:
-            entries, state = table.changes_since(table.seq)
-            last = state["session"]["seq"]
-            yield _message("snapshot", last, {"state": state})
+        yield f"retry: {int(retry)}\n\n".encode()
+        messages, last = live.catch_up(table, after)
+        yield from messages
         deadline = time.monotonic() + lifetime
         while time.monotonic() < deadline and not table.closed:
-            entries, state = table.changes_since(last)
-            for index, entry in enumerate(entries):
-                data = entry.to_json()
-                if index == len(entries) - 1:
-                    data["state"] = state
-                yield _message("change", entry.seq, data)
-                last = entry.seq
-            if not table.wait_for_change(last, timeout=min(keepalive, max(deadline - time.monotonic(), 0))) and not table.closed:
-                yield ": keep-alive\n\n"
+            if table.wait_for_change(last, timeout=min(keepalive, max(deadline - time.monotonic(), 0))):
+                messages, last = live.catch_up(table, last)
+                yield from messages
+            elif not table.closed:
+                yield b": keep-alive\n\n"
 
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     return Response(stream_with_context(generate()), mimetype="text/event-stream", headers=headers)

@@ -6,13 +6,16 @@ zones drawn when the pipeline gives them, is served as a JPEG and as an MJPEG st
 """
 from __future__ import annotations
 
+import io
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import cv2
 import numpy as np
+import PIL.Image
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.session import Table
@@ -37,20 +40,64 @@ def _detection_off():
     raise RuntimeError("card detection is off in this configuration (CAMERA_DETECTION = False)")
 
 
+def _shared(loader):
+    """``loader`` called once for the whole server, its detector (or its error) shared by every feed:
+    a detector per table cost 35 MB and three threads each (an issue-15 finding). Thread-safe."""
+    lock, result = threading.Lock(), {}
+
+    def load():
+        with lock:
+            if "detector" not in result and "error" not in result:
+                try:
+                    result["detector"] = loader()
+                except Exception as error:  # the feed shows frames without readings and says why
+                    result["error"] = error
+        if "error" in result:
+            raise result["error"]
+        return result["detector"]
+
+    return load
+
+
+def image_size(data: bytes) -> tuple[int, int]:
+    """Width and height from the image's header alone (nothing is decoded); ApiError when unreadable."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Pillow's own decompression-bomb warning: we judge the size ourselves
+            with PIL.Image.open(io.BytesIO(data)) as image:
+                if image.format not in ("JPEG", "PNG", "WEBP"):
+                    raise ApiError(400, f"a frame is a JPEG, PNG or WebP image, not {image.format}")
+                return image.size
+    except PIL.Image.DecompressionBombError:
+        raise ApiError(413, "the frame has far too many pixels") from None
+    except (PIL.UnidentifiedImageError, OSError, ValueError):
+        raise ApiError(400, "the body does not decode as an image") from None
+
+
 class CameraHub:
     """Each table's camera feed and latest frame, and a condition so MJPEG viewers wake when one arrives."""
 
-    def __init__(self, config: Any) -> None:
+    def __init__(self, config: Any, clock=time.monotonic) -> None:
         self.max_bytes = int(config.get("MAX_FRAME_BYTES", 4 * 1024 * 1024))
+        self.max_pixels = int(config.get("MAX_FRAME_PIXELS", 4096 * 4096))
+        self.min_interval = 1.0 / float(config.get("MAX_FRAMES_PER_SECOND", 5.0))
+        self.idle_seconds = float(config.get("CAMERA_IDLE_SECONDS", 60.0))
+        self.clock = clock
+        self._last_frame_at: dict[str, float] = {}
+        self._rate_lock = threading.Lock()
+        self._reaper: threading.Thread | None = None
+        self._closed = threading.Event()
         self.server_source = config.get("CAMERA_SOURCE")
         # a recording named as the camera plays live, at its own frame rate (companion serve --demo)
         self.open_camera = config.get("CAMERA_OPENER") or open_live
-        self.detector_loader = config.get("CAMERA_DETECTOR_LOADER") or (load_detector if config.get("CAMERA_DETECTION", True) else _detection_off)
+        self.detector_loader = _shared(config.get("CAMERA_DETECTOR_LOADER") or (load_detector if config.get("CAMERA_DETECTION", True) else _detection_off))
         self.pipeline_factory = config.get("CAMERA_PIPELINE_FACTORY") or default_pipeline
         self._frames: dict[str, Frame] = {}
         self._changed = threading.Condition()
         self._feeds_lock = threading.Lock()
         self.feeds: dict[str, CameraFeed] = {}
+        # Called with a table id after each new frame (the live streams' wake-up; keep them quick).
+        self.listeners: list = []
 
     # -- feeds ------------------------------------------------------------------------------------
     def _start_feed(self, table: Table, source, description: str) -> CameraFeed:
@@ -60,8 +107,44 @@ class CameraHub:
         self.feeds[table.id] = feed
         return feed.start()
 
+    def admit(self, table: Table) -> None:
+        """A table takes at most MAX_FRAMES_PER_SECOND frames (a phone sends one about every 0.7 s): more
+        are answered 429 before anything is read or decoded."""
+        now = self.clock()
+        with self._rate_lock:
+            wait = self._last_frame_at.get(table.id, -1e9) + self.min_interval - now
+            if wait > 0:
+                raise ApiError(429, f"frames come too fast for this table: at most one every {self.min_interval:.2f} s")
+            self._last_frame_at[table.id] = now
+
+    def stop_idle_feeds(self) -> list[str]:
+        """Stops every phone feed that got no frame for ``idle_seconds`` (its thread and pipeline go; the next
+        frame starts a new one). Returns the tables whose feeds stopped."""
+        now, stopped = self.clock(), []
+        with self._feeds_lock:
+            for table_id, feed in list(self.feeds.items()):
+                if isinstance(feed.source, PushSource) and now - self._last_frame_at.get(table_id, now) > self.idle_seconds:
+                    feed.stop(timeout=1.0)
+                    del self.feeds[table_id]
+                    stopped.append(table_id)
+        return stopped
+
+    def _reap_idle_feeds(self) -> None:
+        while not self._closed.wait(max(min(self.idle_seconds / 4, 5.0), 0.05)):
+            self.stop_idle_feeds()
+
+    def close(self) -> None:
+        self._closed.set()
+        with self._feeds_lock:
+            feeds = list(self.feeds.values())
+        for feed in feeds:
+            feed.stop()
+
     def push(self, table: Table, image: np.ndarray) -> CameraFeed:
         """A phone's frame: into this table's push feed (started on the first frame)."""
+        if self._reaper is None:
+            self._reaper = threading.Thread(target=self._reap_idle_feeds, name="camera-idle-feeds", daemon=True)
+            self._reaper.start()
         with self._feeds_lock:
             feed = self.feeds.get(table.id)
             if feed is None or not feed.running or not isinstance(feed.source, PushSource):
@@ -109,11 +192,20 @@ class CameraHub:
         return {"server_camera": self.server_source, "feed": feed.status() if feed else None,
                 "latest_frame": None if frame is None else {"seq": frame.seq, "at": frame.at, "width": frame.width, "height": frame.height}}
 
-    def decode(self, data: bytes) -> np.ndarray:
+    def check(self, data: bytes) -> tuple[int, int]:
+        """A frame's bytes and pixels (from its header) within the limits, before anything is decoded."""
         if not data:
             raise ApiError(400, "no frame: send the JPEG (or PNG) bytes as the request body")
         if len(data) > self.max_bytes:
             raise ApiError(413, f"a frame may be at most {self.max_bytes} bytes")
+        width, height = image_size(data)
+        if width * height > self.max_pixels:
+            raise ApiError(413, f"a frame of {width}×{height} pixels is too large: at most {self.max_pixels} pixels "
+                                "(a phone's 1280×720 frame is well within)")
+        return width, height
+
+    def decode(self, data: bytes) -> np.ndarray:
+        self.check(data)
         image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
         if image is None or image.size == 0:
             raise ApiError(400, "the body does not decode as an image")
@@ -129,6 +221,8 @@ class CameraHub:
                           image.shape[1], image.shape[0])
             self._frames[table_id] = frame
             self._changed.notify_all()
+        for listener in list(self.listeners):
+            listener(table_id)
         return frame
 
     def latest(self, table_id: str) -> Frame | None:
@@ -151,7 +245,10 @@ def post_frame(table_id: str):
     length = request.content_length
     if length is not None and length > hub().max_bytes:
         raise ApiError(413, f"a frame may be at most {hub().max_bytes} bytes")
-    image = hub().decode(request.get_data(cache=False))
+    data = request.get_data(cache=False)
+    hub().check(data)
+    hub().admit(table)
+    image = hub().decode(data)
     feed = hub().push(table, image)
     return jsonify(width=int(image.shape[1]), height=int(image.shape[0]), camera=feed.status()), 202
 

@@ -10,6 +10,13 @@ class Config:
     # Largest request body: a phone camera frame as JPEG is well under this.
     MAX_CONTENT_LENGTH = 4 * 1024 * 1024
     MAX_FRAME_BYTES = 4 * 1024 * 1024
+    # Pixels a frame may have, read from its header before it is decoded (a 12000×12000 image once took
+    # 800 MB and 18 s to decode): 4096×4096 holds a 12-megapixel phone photo; phones send 1280×720.
+    MAX_FRAME_PIXELS = 4096 * 4096
+    # Frames a table takes per second (the phone camera sends one about every 0.7 s; more are refused, 429).
+    MAX_FRAMES_PER_SECOND = 5.0
+    # A phone feed without frames this long is stopped (its thread and pipeline freed); the next frame restarts it.
+    CAMERA_IDLE_SECONDS = 60.0
     # A table setup or an event is small: anything bigger is a mistake or an attack.
     MAX_JSON_BYTES = 64 * 1024
     # Server-sent events: a comment every few seconds keeps proxies and phones from closing an idle
@@ -27,9 +34,19 @@ class Config:
     # Hooks for tests and experiments: a zero-argument detector loader and a pipeline factory.
     CAMERA_DETECTOR_LOADER = None
     CAMERA_PIPELINE_FACTORY = None
-    # Wrong PINs allowed per table and client within PIN_WINDOW_SECONDS before answering 429.
-    PIN_ATTEMPTS = 30
-    PIN_WINDOW_SECONDS = 60.0
+    # Wrong PINs a table takes before it locks PINs out (429) for PIN_LOCKOUT_SECONDS, doubled after each
+    # further wrong one up to PIN_LOCKOUT_MAX_SECONDS; the referee token still works meanwhile. With 5
+    # free tries and doubling, trying the million 6-digit PINs would take far longer than any evening.
+    PIN_ATTEMPTS = 5
+    PIN_LOCKOUT_SECONDS = 30.0
+    PIN_LOCKOUT_MAX_SECONDS = 3600.0
+    # Host names this server answers to (Flask checks the Host header; the port is ignored): a page on
+    # another name that resolves here (DNS rebinding) gets 400. ``companion serve`` adds the LAN
+    # address, the public URL's host and every --allow-host; None would allow any name.
+    TRUSTED_HOSTS = ["localhost", "127.0.0.1", "::1"]
+    # Whether GET /api/tables and the start page list the tables' join codes: a code is the key to
+    # watching a table, so by default strangers are shown none (``companion serve --list-tables``).
+    LIST_TABLES = False
     # The game catalogue: None means the real engines (companion.games).
     ENGINES = None
     GAMES = None

@@ -1,7 +1,7 @@
 """The HTML pages: start a table, join one by code, and the table screen itself."""
 from __future__ import annotations
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 
 from companion.session import TableNotFound
 
@@ -10,9 +10,14 @@ from web_ui.api import join_url, registry
 bp = Blueprint("pages", __name__)
 
 
+def listed_tables() -> list:
+    """The start page's recent tables: only when the server was started to list them (a code lets anyone watch)."""
+    return registry().list()[:20] if current_app.config.get("LIST_TABLES") else []
+
+
 @bp.get("/")
 def home():
-    return render_template("home.html", games=registry().games, tables=registry().list()[:20])
+    return render_template("home.html", games=registry().games, tables=listed_tables())
 
 
 @bp.get("/join")
@@ -21,7 +26,7 @@ def join():
     try:
         table = registry().get(code)
     except TableNotFound as error:
-        return render_template("home.html", games=registry().games, tables=registry().list()[:20], error=str(error)), 404
+        return render_template("home.html", games=registry().games, tables=listed_tables(), error=str(error)), 404
     return redirect(url_for("pages.table", table_id=table.id))
 
 

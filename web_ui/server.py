@@ -1,48 +1,213 @@
-"""Serving the app with waitress, in the foreground (``companion serve``) or in a background thread
-(tests, benchmarks, embedding), and the one knob that matters for live pages: threads.
+"""Serving the app with uvicorn (ASGI), in the foreground (``companion serve``, HTTP or HTTPS) or in a
+background thread (tests, benchmarks, embedding).
 
-Each phone watching a table holds one server-sent-events stream, i.e. one waitress thread.
+One event loop holds every connection. The live streams (server-sent events, MJPEG) are coroutines on
+it (:class:`web_ui.live.LiveStreams`): a watching phone costs a socket and a few kilobytes, not a
+thread, so 500 watchers do not keep the referee waiting. Every other request goes to the Flask app in
+a small thread pool (a2wsgi), after its body has been read on the loop, so a slow or half-sent upload
+holds no thread either. CPU-heavy work (card detection) runs in the camera feeds' own threads, never on
+the loop. Timeouts: a request head must arrive within ``REQUEST_HEAD_SECONDS``, a body within
+``BODY_SECONDS``; an idle keep-alive connection closes after ``KEEP_ALIVE_SECONDS``; a stream that
+cannot take a message for ``live.SEND_TIMEOUT_SECONDS`` is dropped; TCP keep-alive and
+``TCP_USER_TIMEOUT`` let the kernel notice phones that vanished without hanging up.
 """
 from __future__ import annotations
 
+import asyncio
+import json
+import socket
 import threading
 
-import waitress
-import waitress.server
-import waitress.wasyncore
+import uvicorn
+from a2wsgi import WSGIMiddleware
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
-DEFAULT_THREADS = 64
+from web_ui import live
+
+# Flask requests run in this many threads: each takes a few milliseconds (rules, a SQLite commit), so
+# 16 keep a busy evening's referees and camera posts moving while the streams need none.
+WSGI_THREADS = 16
+DEFAULT_THREADS = WSGI_THREADS  # the name `companion serve --threads` used before
+# A connection that has not finished a request head within this long (between two checks) is closed:
+# 130 half-sent requests once stopped new connections.
+REQUEST_HEAD_SECONDS = 10.0
+BODY_SECONDS = 30.0  # a 4 MiB camera frame over a poor phone link fits well within this
+KEEP_ALIVE_SECONDS = 5
+# Dead peers: keep-alive probes after 30 s idle, 3 probes 10 s apart; unacknowledged data (a heartbeat to
+# a phone that left) aborts the connection after 45 s.
+TCP_KEEPIDLE, TCP_KEEPINTVL, TCP_KEEPCNT, TCP_USER_TIMEOUT_MS = 30, 10, 3, 45_000
+# More open connections than this answer 503 rather than running the process out of file descriptors.
+MAX_CONNECTIONS = 4000
+LISTEN_BACKLOG = 2048
 
 
-def serve_forever(app, host: str, port: int, threads: int = DEFAULT_THREADS) -> None:
-    waitress.serve(app, host=host, port=port, threads=threads, ident="card-companion",
-                   channel_timeout=120, connection_limit=max(100, threads * 2))
+class TimedH11Protocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol, plus: a connection that sits between requests with a half-sent request
+    head (or nothing) for a whole ``REQUEST_HEAD_SECONDS`` is closed. uvicorn itself closes idle keep-alive
+    connections after ``KEEP_ALIVE_SECONDS`` but waits forever for a head once bytes have arrived."""
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        self._seen_cycle = object()
+        self._head_timer = self.loop.call_later(REQUEST_HEAD_SECONDS, self._check_progress)
+
+    def _check_progress(self) -> None:
+        cycle = self.cycle
+        between_requests = cycle is None or cycle.response_complete
+        if between_requests and cycle is self._seen_cycle:
+            if not self.transport.is_closing():
+                self.transport.close()
+            return
+        self._seen_cycle = cycle
+        self._head_timer = self.loop.call_later(REQUEST_HEAD_SECONDS, self._check_progress)
+
+    def connection_lost(self, exc) -> None:
+        self._head_timer.cancel()
+        super().connection_lost(exc)
+
+
+class AsgiApp:
+    """The Flask app as one ASGI application: live streams on the loop, everything else in threads."""
+
+    def __init__(self, flask_app, threads: int = WSGI_THREADS) -> None:
+        from web_ui import SECURITY_HEADERS
+
+        self.flask_app = flask_app
+        self.streams = live.LiveStreams(flask_app, SECURITY_HEADERS)
+        self.wsgi = WSGIMiddleware(flask_app, workers=threads)
+        self.security_headers = self.streams.security_headers
+        self.max_body = int(flask_app.config.get("MAX_CONTENT_LENGTH") or 4 * 1024 * 1024)
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    self.streams.wakeups.loop = asyncio.get_running_loop()
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        match = live.STREAM_PATH.match(scope["path"])
+        if match is not None and scope["method"] == "GET":
+            return await self.streams(scope, receive, send, match)
+        await self._buffered(scope, receive, send)
+
+    async def _error(self, send, status: int, message: str) -> None:
+        body = json.dumps({"error": message}).encode()
+        await send({"type": "http.response.start", "status": status, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), (b"connection", b"close")]
+            + self.security_headers})
+        await send({"type": "http.response.body", "body": body})
+
+    async def _buffered(self, scope, receive, send) -> None:
+        """Reads the whole body on the loop (bounded in size and time), then lets a thread run Flask on it."""
+        loop = asyncio.get_running_loop()
+        declared = next((v for k, v in scope.get("headers", []) if k == b"content-length"), None)
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body:
+            return await self._error(send, 413, f"a request body may be at most {self.max_body} bytes")
+        body, deadline = bytearray(), loop.time() + BODY_SECONDS
+        while True:
+            try:
+                message = await asyncio.wait_for(receive(), max(deadline - loop.time(), 0.001))
+            except asyncio.TimeoutError:
+                return await self._error(send, 408, f"the request body did not arrive within {BODY_SECONDS:.0f} s")
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if len(body) > self.max_body:
+                return await self._error(send, 413, f"a request body may be at most {self.max_body} bytes")
+            if not message.get("more_body"):
+                break
+        delivered = False
+
+        async def replay():
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.wsgi(scope, replay, send)
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted connections inherit these (Linux): the kernel probes idle peers and gives up on unacked data.
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for name, value in (("TCP_KEEPIDLE", TCP_KEEPIDLE), ("TCP_KEEPINTVL", TCP_KEEPINTVL), ("TCP_KEEPCNT", TCP_KEEPCNT),
+                        ("TCP_USER_TIMEOUT", TCP_USER_TIMEOUT_MS)):
+        if hasattr(socket, name):
+            sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, name), value)
+    sock.bind((host, port))
+    sock.listen(LISTEN_BACKLOG)
+    sock.setblocking(False)
+    return sock
+
+
+def raise_file_limit(wanted: int = MAX_CONNECTIONS + 256) -> None:
+    """Each connection is a file descriptor; the usual soft limit of 1024 is below a busy evening."""
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit to raise
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def make_server(app, threads: int = WSGI_THREADS, certfile: str | None = None, keyfile: str | None = None) -> uvicorn.Server:
+    config = uvicorn.Config(AsgiApp(app, threads), http=TimedH11Protocol, lifespan="on", loop="asyncio", interface="asgi3",
+                            access_log=False, log_level="warning", timeout_keep_alive=KEEP_ALIVE_SECONDS,
+                            timeout_graceful_shutdown=2, limit_concurrency=MAX_CONNECTIONS,
+                            ssl_certfile=certfile, ssl_keyfile=keyfile, server_header=False)
+    return uvicorn.Server(config)
+
+
+def serve_forever(app, host: str, port: int, threads: int = WSGI_THREADS, certfile: str | None = None,
+                  keyfile: str | None = None) -> None:
+    """Serves until Ctrl-C (uvicorn handles the signal), then ends the live streams and closes the tables."""
+    from web_ui import shutdown
+
+    raise_file_limit()
+    server = make_server(app, threads, certfile, keyfile)
+    try:
+        server.run(sockets=[listening_socket(host, port)])
+    finally:
+        shutdown(app)
 
 
 class BackgroundServer:
     """``with BackgroundServer(app) as base_url:`` serves on 127.0.0.1 and a free port until the block ends."""
 
-    def __init__(self, app, host: str = "127.0.0.1", port: int = 0, threads: int = 16) -> None:
+    def __init__(self, app, host: str = "127.0.0.1", port: int = 0, threads: int = WSGI_THREADS,
+                 certfile: str | None = None, keyfile: str | None = None) -> None:
         self.app = app
-        self.server = waitress.server.create_server(app, host=host, port=port, threads=threads)
-        self.url = f"http://{host}:{self.server.effective_port}"
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="background-server", daemon=True)
-
-    def _loop(self) -> None:
-        # server.run() loops forever; stepping the loop lets close() end it cleanly.
-        while not self._stop.is_set():
-            waitress.wasyncore.loop(timeout=0.05, map=self.server._map, count=1)
-        self.server.task_dispatcher.shutdown(timeout=2)
-        self.server.close()
+        raise_file_limit()
+        self.socket = listening_socket(host, port)
+        self.server = make_server(app, threads, certfile, keyfile)
+        self.url = f"{'https' if certfile else 'http'}://{host}:{self.socket.getsockname()[1]}"
+        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]},
+                                        name="background-server", daemon=True)
 
     def __enter__(self) -> str:
         self._thread.start()
+        for _ in range(500):
+            if self.server.started:
+                break
+            threading.Event().wait(0.01)
         return self.url
 
     def __exit__(self, *exc) -> None:
         from web_ui import shutdown
 
-        shutdown(self.app)  # live streams end first, so no worker writes to a closed server
-        self._stop.set()
-        self._thread.join(5)
+        shutdown(self.app)  # live streams end first (their tables close), then the server stops
+        self.server.should_exit = True
+        self._thread.join(10)
+        self.server.config.app.wsgi.executor.shutdown(wait=False)
+        self.socket.close()

@@ -1,4 +1,4 @@
-"""``companion serve``: the phone referee over HTTP (waitress) or HTTPS (a self-signed certificate)."""
+"""``companion serve``: the phone referee over HTTP or HTTPS (a self-signed certificate), served by uvicorn."""
 from __future__ import annotations
 
 import argparse
@@ -10,8 +10,9 @@ import subprocess
 
 from companion.commands import CommandError
 
-# Each open phone holds one server-sent-events stream, i.e. one server thread, while it watches.
-SERVER_THREADS = 64  # = web_ui.server.DEFAULT_THREADS; kept here so --help stays cheap
+# Threads for ordinary requests (= web_ui.server.WSGI_THREADS; kept here so --help stays cheap): the
+# phones' live streams are coroutines and need none.
+SERVER_THREADS = 16
 
 
 def register(subparsers) -> None:
@@ -31,6 +32,12 @@ def register(subparsers) -> None:
                              "recording's own card list")
     parser.add_argument("--deck", metavar="NAME",
                         help="the cameras read with this deck, learned by `companion deck learn` into --data")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="another host name phones use to reach this server (e.g. mypc.local); "
+                             "localhost, 127.0.0.1 and the LAN address are always allowed")
+    parser.add_argument("--list-tables", action="store_true",
+                        help="show every table's join code on the start page and in GET /api/tables "
+                             "(off: anyone on the network could watch any table)")
     parser.add_argument("--threads", type=int, default=SERVER_THREADS, help=argparse.SUPPRESS)
     parser.set_defaults(handler=serve)
 
@@ -133,7 +140,8 @@ def serve(args) -> int:
         raise CommandError(f"--port must be 1-65535, got {args.port}")
     data = pathlib.Path(args.data)
     url = public_url(args.host, args.port, args.https)
-    config = {"DATA_DIR": str(data), "PUBLIC_URL": url, "CAMERA_SOURCE": args.camera}
+    config = {"DATA_DIR": str(data), "PUBLIC_URL": url, "CAMERA_SOURCE": args.camera, "LIST_TABLES": args.list_tables,
+              "TRUSTED_HOSTS": trusted_hosts(args.host, url, args.allow_host)}
     if args.demo:
         if args.camera:
             raise CommandError("--demo plays a recording as the camera: leave out --camera")
@@ -148,14 +156,20 @@ def serve(args) -> int:
         print(f"Demo: the {args.demo} recording plays into table {table.id} (referee PIN {pin}): {url}t/{table.id}")
     print(f"Open {url} on the phones" + ("" if args.host not in ("127.0.0.1", "localhost", "::1")
                                          else " (this machine only: --host 0.0.0.0 opens it to the local network)"))
-    if args.https:
-        from werkzeug.serving import run_simple
+    from web_ui.server import serve_forever
 
+    cert = key = None
+    if args.https:
         cert, key = ensure_certificate(data / "tls", url.split("//", 1)[1].rsplit(":", 1)[0].strip("[]"))
         print(f"HTTPS with the self-signed certificate {cert}: each phone accepts it once")
-        run_simple(args.host, args.port, app, threaded=True, ssl_context=(str(cert), str(key)))
-    else:
-        from web_ui.server import serve_forever
-
-        serve_forever(app, args.host, args.port, args.threads)
+    serve_forever(app, args.host, args.port, args.threads, str(cert) if cert else None, str(key) if key else None)
     return 0
+
+
+def trusted_hosts(host: str, url: str, extra: list[str]) -> list[str]:
+    """Host names the server answers to: loopback, the address it listens on, the join links' host, and
+    the names given with --allow-host. A page on any other name (DNS rebinding) is refused."""
+    names = ["localhost", "127.0.0.1", "::1", url.split("//", 1)[1].rsplit(":", 1)[0].strip("[]")]
+    if host not in ("0.0.0.0", "::", ""):
+        names.append(host)
+    return list(dict.fromkeys(name.strip().lower() for name in names + list(extra) if name.strip()))

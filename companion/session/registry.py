@@ -11,14 +11,19 @@ from typing import Any, Callable, Mapping
 
 from companion.games import GAMES, GameError, InvalidSetup, get_engine
 from companion.session.store import EventStore, TableRecord
-from companion.session.table import SessionError, Table, TableNotFound, hash_pin
+from companion.session.table import MALFORMED_ERRORS, SessionError, Table, TableNotFound, check_plain_json, hash_pin
 
 # Short enough to read aloud and type, no look-alikes (0/O, 1/I/L): it is also the join code.
 ID_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 ID_LENGTH = 6
 ID_PATTERN = re.compile(rf"^[{ID_ALPHABET}]{{{ID_LENGTH}}}$")
 PIN_DIGITS = 6
+# The referee token: 32 random bytes (43 URL-safe characters) in the referee's link and QR code. Unlike
+# the 6-digit PIN (a convenience to type, locked out after a few wrong tries) it cannot be guessed.
+REFEREE_TOKEN_BYTES = 32
 COLOUR_PATTERN = re.compile(r"^#[0-9a-fA-F]{6}$")
+# A player's name is shown on every phone and in every message: a long nickname fits in 40 characters.
+MAX_NAME_CHARS = 40
 
 
 def normalize_table_id(text: Any) -> str:
@@ -62,12 +67,16 @@ class TableRegistry:
         self.games = games
         self._lock = threading.Lock()
         self._tables: dict[str, Table] = {}
+        # Called after every change of every table (one list shared by all of them, so a listener added
+        # later hears the tables made later too): the web layer wakes its live streams from here.
+        self.listeners: list = []
         # Tables stored but not loadable now (an engine gone or refusing the stored setup): kept in the
         # database untouched, reported instead of stopping the server.
         self.unavailable: dict[str, str] = {}
         for record in self.store.tables():
             try:
                 table = Table(record, self.store, engines(record.game), clock)
+                table.listeners = self.listeners
             except (GameError, ImportError, AttributeError) as error:
                 self.unavailable[record.id] = f"{record.game}: {error}"
                 continue
@@ -81,26 +90,42 @@ class TableRegistry:
 
     def create(self, game: Any, setup: Mapping[str, Any]) -> tuple[Table, str]:
         """A new table and its referee PIN (shown once; only its salted hash is stored)."""
+        table, pin, _token = self.create_with_token(game, setup)
+        return table, pin
+
+    def create_with_token(self, game: Any, setup: Mapping[str, Any]) -> tuple[Table, str, str]:
+        """A new table, its referee PIN and its referee token (both shown once; only salted hashes are stored)."""
         if not isinstance(game, str) or game not in self.games:
             raise InvalidSetup(f"unknown game {game!r}: choose one of {', '.join(self.games)}")
         if not isinstance(setup, Mapping):
             raise SessionError("the setup must be a JSON object")
+        check_plain_json(setup, "the setup")
+        players = setup.get("players")
+        for player in players if isinstance(players, list) else []:
+            name = player.get("name") if isinstance(player, Mapping) else player
+            if isinstance(name, str) and len(name) > MAX_NAME_CHARS:
+                raise SessionError(f"a player name may be at most {MAX_NAME_CHARS} characters, got {len(name)}")
         try:
             setup = json.loads(json.dumps(setup, allow_nan=False))
         except (TypeError, ValueError) as error:
             raise SessionError(f"the setup must be plain JSON: {error}") from None
         setup, meta = split_presentation(setup)
         engine = self.engines(game)
-        engine.new_game(setup)  # the engine judges the setup before anything is stored
+        try:
+            engine.new_game(setup)  # the engine judges the setup before anything is stored
+        except MALFORMED_ERRORS as error:
+            raise SessionError(f"a malformed setup: {type(error).__name__}: {str(error)[:120]}") from None
         pin = "".join(secrets.choice("0123456789") for _ in range(PIN_DIGITS))
+        token = secrets.token_urlsafe(REFEREE_TOKEN_BYTES)
         salt = secrets.token_hex(8)
         with self._lock:
             table_id = self._new_id()
-            record = TableRecord(table_id, game, setup, salt, hash_pin(pin, salt), self.clock(), meta)
+            record = TableRecord(table_id, game, setup, salt, hash_pin(pin, salt), self.clock(), meta, hash_pin(token, salt))
             self.store.add_table(record)
             table = Table(record, self.store, engine, self.clock)
+            table.listeners = self.listeners
             self._tables[table_id] = table
-        return table, pin
+        return table, pin, token
 
     def get(self, table_id: Any) -> Table:
         key = normalize_table_id(table_id)

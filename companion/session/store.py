@@ -33,6 +33,10 @@ CREATE TABLE IF NOT EXISTS journal (
     PRIMARY KEY (table_id, seq)
 );
 """
+# Columns added after the first release: a database made before them gains them on open (nullable, so
+# every stored row stays as it was). token_hash: the referee token's salted hash (tables made before it
+# have none and use their PIN); request_key: the client's Idempotency-Key of the request that made a change.
+ADDED_COLUMNS = (("tables", "token_hash", "TEXT"), ("journal", "request_key", "TEXT"))
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,7 @@ class TableRecord:
     pin_hash: str
     created_at: float
     meta: dict = field(default_factory=dict)  # what only the screens use, e.g. player colours
+    token_hash: str | None = None  # the referee token's salted hash (same salt as the PIN)
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,8 @@ class JournalEntry:
     event: dict | None
     source: str
     at: float
+    key: str | None = None  # the Idempotency-Key it was made under: a retry with it answers this entry
+    replayed: bool = field(default=False, compare=False)  # True: answered again for a retried request
 
     def to_json(self) -> dict[str, Any]:
         return {"seq": self.seq, "kind": self.kind, "event": self.event, "source": self.source, "at": self.at}
@@ -75,6 +82,10 @@ class EventStore:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
+        for table, column, kind in ADDED_COLUMNS:
+            present = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            if column not in present:
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     def close(self) -> None:
         with self._lock:
@@ -83,29 +94,31 @@ class EventStore:
     def add_table(self, record: TableRecord) -> None:
         with self._lock, self._transaction():
             self._db.execute(
-                "INSERT INTO tables (id, game, setup, pin_salt, pin_hash, created_at, meta) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO tables (id, game, setup, pin_salt, pin_hash, created_at, meta, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (record.id, record.game, json.dumps(record.setup), record.pin_salt, record.pin_hash, record.created_at,
-                 json.dumps(record.meta)),
+                 json.dumps(record.meta), record.token_hash),
             )
 
     def append(self, table_id: str, entry: JournalEntry) -> None:
         with self._lock, self._transaction():
             self._db.execute(
-                "INSERT INTO journal (table_id, seq, kind, event, source, at) VALUES (?, ?, ?, ?, ?, ?)",
-                (table_id, entry.seq, entry.kind, None if entry.event is None else json.dumps(entry.event), entry.source, entry.at),
+                "INSERT INTO journal (table_id, seq, kind, event, source, at, request_key) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (table_id, entry.seq, entry.kind, None if entry.event is None else json.dumps(entry.event), entry.source, entry.at,
+                 entry.key),
             )
 
     def tables(self) -> list[TableRecord]:
         with self._lock:
-            rows = self._db.execute("SELECT id, game, setup, pin_salt, pin_hash, created_at, meta FROM tables ORDER BY created_at, id").fetchall()
-        return [TableRecord(r[0], r[1], json.loads(r[2]), r[3], r[4], r[5], json.loads(r[6])) for r in rows]
+            rows = self._db.execute("SELECT id, game, setup, pin_salt, pin_hash, created_at, meta, token_hash FROM tables "
+                                    "ORDER BY created_at, id").fetchall()
+        return [TableRecord(r[0], r[1], json.loads(r[2]), r[3], r[4], r[5], json.loads(r[6]), r[7]) for r in rows]
 
     def journal(self, table_id: str) -> list[JournalEntry]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT seq, kind, event, source, at FROM journal WHERE table_id = ? ORDER BY seq", (table_id,)
+                "SELECT seq, kind, event, source, at, request_key FROM journal WHERE table_id = ? ORDER BY seq", (table_id,)
             ).fetchall()
-        return [JournalEntry(r[0], r[1], None if r[2] is None else json.loads(r[2]), r[3], r[4]) for r in rows]
+        return [JournalEntry(r[0], r[1], None if r[2] is None else json.loads(r[2]), r[3], r[4], r[5]) for r in rows]
 
     def _transaction(self):
         db = self._db

@@ -8,6 +8,8 @@ server-sent events that carry each change to the phones.
 """
 from __future__ import annotations
 
+import collections
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from companion.games import IllegalEvent, replay
+from companion.session import patch
 from companion.session.store import EventStore, JournalEntry, TableRecord
 
 SOURCES = ("referee", "camera")
@@ -25,6 +28,15 @@ SOURCES = ("referee", "camera")
 TARGET_KEYS = ("cell", "zone", "chosen", "slot", "position")
 MAX_EVENT_BYTES = 16_384
 SECRET_SETUP_KEYS = ("seed", "deal")
+# How many recent changes a table keeps as patches for streams that resume: a phone asleep for 256
+# changes (two hours of a brisk game) gets one snapshot instead, so the memory per table is bounded.
+PATCH_HISTORY = 256
+# The deepest legitimate body is a setup: {"players": [{"suits": ["H", "D"]}]} is 4 levels; 16 leaves
+# room for rule options while a 1,000-level document (which once answered 500) is refused at once.
+MAX_JSON_DEPTH = 16
+# Card codes, zone names, player names, option values: a few dozen characters. 200 bounds every text a
+# body may carry, so no string is repeated in every message at 60 KB (an issue-15 finding).
+MAX_TEXT_CHARS = 200
 
 
 class SessionError(ValueError):
@@ -35,8 +47,36 @@ class TableNotFound(SessionError):
     pass
 
 
+class Conflict(SessionError):
+    """The request was made against another revision of the table than it has now (HTTP 409)."""
+
+
+class KeyReused(SessionError):
+    """An idempotency key already made a different change (HTTP 422)."""
+
+
 def hash_pin(pin: str, salt: str) -> str:
     return hashlib.sha256(f"{salt}:{pin}".encode()).hexdigest()
+
+
+def check_plain_json(value: Any, what: str = "the body", max_depth: int = MAX_JSON_DEPTH,
+                     max_text: int = MAX_TEXT_CHARS) -> None:
+    """Raises SessionError unless ``value`` nests at most ``max_depth`` levels and every text (keys
+    included) has at most ``max_text`` characters. Iterative, so no depth can exhaust the stack."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, str):
+            if len(item) > max_text:
+                raise SessionError(f"{what} holds a text of {len(item)} characters: at most {max_text} are allowed")
+        elif isinstance(item, (dict, list)):
+            if depth > max_depth:
+                raise SessionError(f"{what} nests deeper than {max_depth} levels")
+            if isinstance(item, dict):
+                pending.extend((key, depth) for key in item)
+                pending.extend((child, depth + 1) for child in item.values())
+            else:
+                pending.extend((child, depth + 1) for child in item)
 
 
 def check_event_shape(event: Any) -> dict:
@@ -46,6 +86,7 @@ def check_event_shape(event: Any) -> dict:
     kind = event.get("type")
     if not isinstance(kind, str) or not kind:
         raise SessionError('an event needs a "type", e.g. {"type": "place", "cell": [0, 0], "card": "10H"}')
+    check_plain_json(event, "an event")
     try:
         text = json.dumps(event, allow_nan=False)
     except (TypeError, ValueError) as error:
@@ -53,6 +94,19 @@ def check_event_shape(event: Any) -> dict:
     if len(text) > MAX_EVENT_BYTES:
         raise SessionError(f"an event may be at most {MAX_EVENT_BYTES} bytes of JSON")
     return json.loads(text)
+
+
+# What an engine may raise on a well-formed JSON event of an odd shape (a number where it wanted a
+# list, a missing key): the client's mistake, reported as one, never a server error.
+MALFORMED_ERRORS = (TypeError, AttributeError, KeyError, IndexError)
+
+
+def apply_checked(engine: Any, state: Any, event: dict) -> Any:
+    """``engine.apply`` with odd-shaped input reported as a SessionError (the table unchanged)."""
+    try:
+        return engine.apply(state, event)
+    except MALFORMED_ERRORS as error:
+        raise SessionError(f"a malformed {event.get('type')!r} event: {type(error).__name__}: {str(error)[:120]}") from None
 
 
 def event_target(event: Mapping[str, Any]) -> str | None:
@@ -65,11 +119,20 @@ def event_target(event: Mapping[str, Any]) -> str | None:
 class _Active:
     event: dict
     source: str
+    seq: int  # the change (an event or a redo) that made it active: what an undo of it names
+
+
+ChangeListener = Callable[["Table", JournalEntry], None]
 
 
 @dataclass
 class Table:
-    """One game in progress. Every public method is thread-safe."""
+    """One game in progress. Every public method is thread-safe.
+
+    The table's revision is the sequence number of its newest change (0 for a new table): each change
+    carries it, and a state-changing call may name the revision it expects (``expected``; another one
+    raises :class:`Conflict`) and an idempotency ``key`` (a call repeated with it applies once, also
+    after a restart: the key is stored with the change)."""
 
     record: TableRecord
     store: EventStore
@@ -82,8 +145,14 @@ class Table:
         self._changed = threading.Condition()
         self._active: list[_Active] = []
         self._redo: list[_Active] = []
+        self._keys: dict[str, JournalEntry] = {}
         self.state = self.engine.new_game(self.record.setup)
         self._view_cache: tuple[int, dict] | None = None
+        self._last_snapshot: tuple[int, dict] | None = None
+        self._patches: collections.deque[tuple[int, list[dict]]] = collections.deque(maxlen=PATCH_HISTORY)
+        # Called (inside the table's lock, so keep them quick) after every change: the web layer wakes
+        # its live streams from here.
+        self.listeners: list[ChangeListener] = []
         self.closed = False
 
     # -- identity and access --------------------------------------------------------------
@@ -99,61 +168,120 @@ class Table:
     def seq(self) -> int:
         return self.journal[-1].seq if self.journal else 0
 
+    revision = seq
+
     def pin_matches(self, pin: str | None) -> bool:
-        if not isinstance(pin, str):
+        if not isinstance(pin, str) or len(pin) > 64:
             return False
         # compare_digest keeps the time the same however many characters match.
         return hmac.compare_digest(hash_pin(pin.strip(), self.record.pin_salt), self.record.pin_hash)
 
+    def token_matches(self, token: str | None) -> bool:
+        """The referee token (tables made before tokens have none and take their PIN alone)."""
+        if not isinstance(token, str) or not self.record.token_hash or len(token) > 128:
+            return False
+        return hmac.compare_digest(hash_pin(token.strip(), self.record.pin_salt), self.record.token_hash)
+
     # -- changes --------------------------------------------------------------------------
-    def submit(self, event: Any, source: str = "referee") -> JournalEntry | None:
+    def submit(self, event: Any, source: str = "referee", expected: int | None = None,
+               key: str | None = None) -> JournalEntry | None:
         """Apply an engine event and journal it. Returns the entry, or None when a camera reading
         is overruled by an earlier referee correction of the same place. Raises SessionError or
-        IllegalEvent (the table unchanged) when the event is malformed or against the rules."""
+        IllegalEvent (the table unchanged) when the event is malformed or against the rules, Conflict
+        when ``expected`` is not the current revision."""
         if source not in SOURCES:
             raise SessionError(f"unknown source {source!r}: one of {', '.join(SOURCES)}")
         event = check_event_shape(event)
         with self._changed:
+            if (done := self._replayed(key, "event", event)) is not None:
+                return done
+            self._check_expected(expected)
             if source == "camera" and self._overruled(event):
                 return None
-            new_state = self.engine.apply(self.state, event)
-            entry = self._record("event", event, source)
+            new_state = apply_checked(self.engine, self.state, event)
+            entry = self._record("event", event, source, key)
             self.state = new_state
-            self._active.append(_Active(event, source))
+            self._active.append(_Active(event, source, entry.seq))
             self._redo.clear()
-            self._changed.notify_all()
+            self._published(entry)
             return entry
 
-    def undo(self, source: str = "referee") -> JournalEntry:
+    def undo(self, source: str = "referee", expected: int | None = None, key: str | None = None,
+             undoes: int | None = None) -> JournalEntry:
+        """Takes the last event back. ``undoes`` names the change that made it (``session.undo_seq``):
+        when another referee's undo or a new event came first, it is no longer the last and the call
+        raises Conflict instead of undoing something else."""
         with self._changed:
+            if (done := self._replayed(key, "undo", None)) is not None:
+                return done
+            self._check_expected(expected)
+            if undoes is not None and (not self._active or self._active[-1].seq != undoes):
+                now = f"change {self._active[-1].seq}" if self._active else "nothing"
+                raise Conflict(f"change {undoes} is no longer the last event (the last is {now}): look again before undoing")
             if not self._active:
                 raise IllegalEvent("nothing to undo")
             kept = self._active[:-1]
             new_state = replay(self.engine, self.record.setup, [a.event for a in kept])
-            entry = self._record("undo", None, source)
+            entry = self._record("undo", None, source, key)
             self._redo.append(self._active.pop())
             self.state = new_state
-            self._changed.notify_all()
+            self._published(entry)
             return entry
 
-    def redo(self, source: str = "referee") -> JournalEntry:
+    def redo(self, source: str = "referee", expected: int | None = None, key: str | None = None) -> JournalEntry:
         with self._changed:
+            if (done := self._replayed(key, "redo", None)) is not None:
+                return done
+            self._check_expected(expected)
             if not self._redo:
                 raise IllegalEvent("nothing to redo")
             again = self._redo[-1]
             # The table may have moved on by camera readings since; the rules still decide.
-            new_state = self.engine.apply(self.state, again.event)
-            entry = self._record("redo", None, source)
-            self._active.append(self._redo.pop())
+            new_state = apply_checked(self.engine, self.state, again.event)
+            entry = self._record("redo", None, source, key)
+            redone = self._redo.pop()
+            self._active.append(_Active(redone.event, redone.source, entry.seq))
             self.state = new_state
-            self._changed.notify_all()
+            self._published(entry)
             return entry
 
-    def _record(self, kind: str, event: dict | None, source: str) -> JournalEntry:
-        entry = JournalEntry(self.seq + 1, kind, event, source, self.clock())
+    def _replayed(self, key: str | None, kind: str, event: dict | None) -> JournalEntry | None:
+        """The change an earlier request with this idempotency key made (marked ``replayed``), if any."""
+        if key is None:
+            return None
+        done = self._keys.get(key)
+        if done is None:
+            return None
+        if done.kind != kind or done.event != event:
+            raise KeyReused(f"the Idempotency-Key {key[:40]!r} already made change {done.seq} ({done.kind}): use a new key")
+        return dataclasses.replace(done, replayed=True)
+
+    def _check_expected(self, expected: int | None) -> None:
+        if expected is not None and expected != self.seq:
+            raise Conflict(f"the table is at revision {self.seq}, not {expected}: look at it again and retry")
+
+    def _record(self, kind: str, event: dict | None, source: str, key: str | None = None) -> JournalEntry:
+        if self._last_snapshot is None or self._last_snapshot[0] != self.seq:
+            self._last_snapshot = (self.seq, self._snapshot_unlocked())  # the view this change is a patch of
+        entry = JournalEntry(self.seq + 1, kind, event, source, self.clock(), key)
         self.store.append(self.id, entry)  # raises before anything in memory changes
         self.journal.append(entry)
+        if key is not None:
+            self._keys[key] = entry
         return entry
+
+    def _published(self, entry: JournalEntry) -> None:
+        """After a change: the patch from the previous view for resuming streams, then wake everyone."""
+        previous = self._last_snapshot
+        current = self._snapshot_unlocked()
+        if previous is not None and previous[0] == entry.seq - 1:
+            self._patches.append((entry.seq, patch.diff(previous[1], current)))
+        else:
+            self._patches.clear()  # no earlier view to diff against: older resumes get a snapshot
+        self._last_snapshot = (entry.seq, current)
+        self._changed.notify_all()
+        for listener in list(self.listeners):
+            listener(self, entry)
 
     def _overruled(self, event: dict) -> bool:
         target = event_target(event)
@@ -173,18 +301,21 @@ class Table:
             try:
                 if entry.kind == "event":
                     self.state = self.engine.apply(self.state, entry.event)
-                    self._active.append(_Active(entry.event, entry.source))
+                    self._active.append(_Active(entry.event, entry.source, entry.seq))
                     self._redo.clear()
                 elif entry.kind == "undo":
                     self._redo.append(self._active.pop())
                     self.state = replay(self.engine, self.record.setup, [a.event for a in self._active])
                 elif entry.kind == "redo":
                     self.state = self.engine.apply(self.state, self._redo[-1].event)
-                    self._active.append(self._redo.pop())
-            except (IllegalEvent, IndexError) as error:
+                    redone = self._redo.pop()
+                    self._active.append(_Active(redone.event, redone.source, entry.seq))
+            except (IllegalEvent, IndexError, *MALFORMED_ERRORS) as error:
                 # The rules changed under a stored game: keep the entry, say so, go on.
                 self.warnings.append(f"change {entry.seq} ({entry.kind}) no longer applies: {error}")
             self.journal.append(entry)
+            if entry.key is not None:
+                self._keys[entry.key] = entry
 
     # -- reading ------------------------------------------------------------------------------
     def active_events(self) -> list[dict]:
@@ -204,26 +335,47 @@ class Table:
             "can_undo": bool(self._active),
             "can_redo": bool(self._redo),
             "undo_event": self._active[-1].event if self._active else None,
+            "undo_seq": self._active[-1].seq if self._active else None,
             "redo_event": self._redo[-1].event if self._redo else None,
             "events": len(self._active),
             "warnings": list(self.warnings),
         }
 
+    def _snapshot_unlocked(self) -> dict[str, Any]:
+        seq = self.seq
+        if self._view_cache is None or self._view_cache[0] != seq:
+            self._view_cache = (seq, self.engine.view(self.state))
+        view = dict(self._view_cache[1])
+        view["session"] = self.meta()
+        # One JSON round trip: the view is plain JSON (tuples become lists) exactly as a phone sees it,
+        # so patches between two snapshots apply in the browser to the same document.
+        return json.loads(json.dumps(view))
+
     def snapshot(self) -> dict[str, Any]:
         """The full public state: the engine's own view, plus the session's facts under ``session``."""
         with self._changed:
-            seq = self.seq
-            if self._view_cache is None or self._view_cache[0] != seq:
-                self._view_cache = (seq, self.engine.view(self.state))
-            view = dict(self._view_cache[1])
-            view["session"] = self.meta()
-            return view
+            if self._last_snapshot is not None and self._last_snapshot[0] == self.seq:
+                return copy_json(self._last_snapshot[1])
+            current = self._snapshot_unlocked()
+            self._last_snapshot = (self.seq, current)
+            return copy_json(current)
 
     def changes_since(self, after: int) -> tuple[list[JournalEntry], dict]:
         """The journal entries after ``after`` and the snapshot as of the last of them, read together."""
         with self._changed:
             entries = [e for e in self.journal[max(after, 0):] if e.seq > after]
             return entries, self.snapshot()
+
+    def patches_since(self, after: int) -> list[tuple[JournalEntry, list[dict]]] | None:
+        """Each change after ``after`` with the patch it made to the snapshot, oldest first; None when
+        they are no longer all kept (the caller sends a snapshot instead). Read under the table's lock."""
+        with self._changed:
+            if after >= self.seq:
+                return []
+            if not self._patches or self._patches[0][0] > after + 1 or self._patches[-1][0] != self.seq:
+                return None
+            first = after + 1 - self._patches[0][0]
+            return [(self.journal[seq - 1], ops) for seq, ops in list(self._patches)[first:]]
 
     def wait_for_change(self, after: int, timeout: float) -> bool:
         """True when a change after ``after`` exists; False on timeout or when the table closes."""
@@ -236,3 +388,14 @@ class Table:
         with self._changed:
             self.closed = True
             self._changed.notify_all()
+            for listener in list(self.listeners):
+                listener(self, None)
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of a plain JSON value (faster than copy.deepcopy for these)."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    return value

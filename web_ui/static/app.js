@@ -11,7 +11,14 @@
 
   let state = null;
   let seq = -1;
+  // The referee's key on this phone: the referee token (from the referee link, #ref=…) or the PIN.
   let pin = localStorage.getItem(pinKey);
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  if (fragment.get("ref")) {
+    pin = fragment.get("ref");
+    localStorage.setItem(pinKey, pin);
+    history.replaceState(null, "", location.pathname + location.search); // the token leaves the address bar
+  }
   let source = null;
   let reconnectTimer = null;
   const seen = new Set();
@@ -93,6 +100,43 @@
   }
 
   // -- live stream ---------------------------------------------------------------------------------
+  // Each change carries the table's revision ("rev", also the event id) and the JSON Patch (RFC 6902:
+  // add, remove, replace) it made to the state; applied in order they give the server's state. A gap
+  // (a missed change) or a patch that does not apply starts over from a full state.
+  function pointer(path) {
+    return path === "" ? [] : path.slice(1).split("/").map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  }
+  function applyPatch(doc, ops) {
+    for (const op of ops) {
+      const parts = pointer(op.path);
+      if (!parts.length) { doc = op.value; continue; }
+      let parent = doc;
+      for (const part of parts.slice(0, -1)) parent = parent[Array.isArray(parent) ? Number(part) : part];
+      const last = parts[parts.length - 1];
+      if (Array.isArray(parent)) {
+        if (op.op === "add" && last === "-") parent.push(op.value);
+        else if (op.op === "add") parent.splice(Number(last), 0, op.value);
+        else if (op.op === "remove") parent.splice(Number(last), 1);
+        else parent[Number(last)] = op.value;
+      } else if (op.op === "remove") delete parent[last];
+      else parent[last] = op.value;
+    }
+    return doc;
+  }
+  function applyChange(data) {
+    if (!state || data.rev <= seq) return; // already shown (e.g. this phone's own change, from its answer)
+    if (data.rev !== seq + 1 || !Array.isArray(data.patch)) { scheduleResync(0); return; }
+    let next;
+    try {
+      next = applyPatch(JSON.parse(JSON.stringify(state)), data.patch);
+    } catch (error) {
+      console.error(error);
+      scheduleResync(0);
+      return;
+    }
+    accept(next);
+  }
+
   function setLive(on) {
     $("live").className = "live " + (on ? "online" : "offline");
     $("live").title = on ? "live" : "reconnecting…";
@@ -108,7 +152,7 @@
     source.addEventListener("change", (message) => {
       const data = JSON.parse(message.data);
       addLog(data);
-      if (data.state) accept(data.state);
+      applyChange(data);
     });
     source.addEventListener("error", () => {
       setLive(false);
@@ -159,17 +203,36 @@
     render();
   }
 
+  function newKey() {
+    const bytes = new Uint8Array(12);
+    crypto.getRandomValues(bytes);
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  // One tap, one change: the request carries an Idempotency-Key, and a request lost on a bad network is
+  // sent again with the same key, so the server applies it once however many copies arrive.
   async function call(path, body) {
-    const response = await fetch(apiUrl + path, {
+    const init = {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-Referee-Pin": pin || "" },
+      headers: { "Content-Type": "application/json", "X-Referee-Pin": pin || "", "Idempotency-Key": newKey() },
       body: body === undefined ? "{}" : JSON.stringify(body),
-    });
+    };
+    let response;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        response = await fetch(apiUrl + path, init);
+        break;
+      } catch (error) {
+        if (attempt >= 3) throw new Error("no connection to the server: " + error.message);
+        await new Promise((resolve) => setTimeout(resolve, 800 * attempt));
+      }
+    }
     let data = {};
     try { data = await response.json(); } catch (_) { /* empty body */ }
     if (response.status === 403) {
       pin = null; localStorage.removeItem(pinKey); showReferee();
     }
+    if (response.status === 409) refresh().catch(() => scheduleResync(2000)); // someone else changed it first
     if (!response.ok) throw new Error(data.error || response.statusText);
     if (data.entry) addLog(data.entry);
     if (data.state) accept(data.state);
@@ -209,7 +272,9 @@
       $("pin-error").textContent = data.error || "wrong PIN"; $("pin-error").hidden = false;
     }
   });
-  $("undo").addEventListener("click", () => call("/undo").catch((e) => say(e.message, "error")));
+  // Undo names the change it undoes: two referees pressing it together undo one event, not two.
+  $("undo").addEventListener("click", () => call("/undo", { undoes: state && state.session ? state.session.undo_seq : undefined })
+    .catch((e) => say(e.message, "error")));
   $("redo").addEventListener("click", () => call("/redo").catch((e) => say(e.message, "error")));
 
   // -- card picker ---------------------------------------------------------------------------------
@@ -263,7 +328,15 @@
   });
 
   // -- join code -----------------------------------------------------------------------------------
-  $("show-join").addEventListener("click", () => $("join-dialog").showModal());
+  $("show-join").addEventListener("click", () => {
+    // A phone holding the referee token can hand the referee's role on: its link as a QR code.
+    if (pin && pin.length > 12 && !$("referee-qr")) {
+      const src = apiUrl + "/qr.svg?referee=" + encodeURIComponent(pin);
+      $("join-dialog").querySelector("form[method=dialog]")?.before(h("details#referee-qr", h("summary", "Referee link (gives the referee's role)"),
+        h("img", { src, alt: "QR code of the referee link", width: 200, height: 200 })));
+    }
+    $("join-dialog").showModal();
+  });
 
   const ctx = { isReferee, send, pick, say, openEvent, tableId, game, rerender: render, get state() { return state; } };
   window.companion = ctx;

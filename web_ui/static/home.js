@@ -78,7 +78,8 @@
     });
     const data = await response.json().catch(() => ({}));
     if (!response.ok) { error.textContent = data.error || response.statusText; error.hidden = false; return; }
-    localStorage.setItem("companion-pin:" + data.id, data.pin);
+    // The referee token (not the PIN) is this phone's referee key: it is never locked out by wrong PINs.
+    localStorage.setItem("companion-pin:" + data.id, data.referee_token || data.pin);
     sessionStorage.setItem("companion-new:" + data.id, data.pin);
     location.href = new URL(data.join_url).pathname;
   });

@@ -1,0 +1,138 @@
+"""The real server (uvicorn, as ``companion serve`` runs it) under strangers and crowds: a watcher costs no
+thread, half-sent requests and slow bodies time out without blocking anyone, oversized bodies are refused
+before they are read, stream errors answer JSON, and a stream resuming from too far back gets a snapshot."""
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+
+import companion.session.table as session_table
+import web_ui.server as server_module
+from helpers.web import request, running_server
+from test_web_live import KINGDOMS, StreamReader
+
+
+def raw_connection(base):
+    host, port = base.split("//")[1].split(":")
+    return socket.create_connection((host, int(port)), timeout=5)
+
+
+def read_all(connection):
+    chunks = []
+    while chunk := connection.recv(65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def test_a_hundred_watchers_hold_no_thread_and_the_referee_is_answered(tmp_path):
+    with running_server(tmp_path, SSE_KEEPALIVE_SECONDS=5.0) as (base, _):
+        _, table = request(base, "POST", "/api/tables", KINGDOMS)
+        threads_before = threading.active_count()
+        watchers = [StreamReader(base, f"/api/tables/{table['id']}/stream") for _ in range(100)]
+        for watcher in watchers:
+            watcher.wait_for(1)
+        # The readers are this test's threads; the server added none for them (it had 64 in all before).
+        assert threading.active_count() - threads_before <= 100 + 2
+        status, changed = request(base, "POST", f"/api/tables/{table['id']}/events", {"type": "place", "cell": [6, 6], "card": "10H"},
+                                  {"X-Referee-Token": table["referee_token"]})
+        assert status == 200
+        for watcher in watchers:
+            assert [e["id"] for e in watcher.wait_for(2)] == [0, 1]
+        assert all(w.state == changed["state"] for w in watchers)
+        for watcher in watchers:
+            watcher.close()
+
+
+def test_half_sent_requests_are_closed_and_block_no_one(tmp_path, monkeypatch):
+    monkeypatch.setattr(server_module, "REQUEST_HEAD_SECONDS", 0.3)
+    with running_server(tmp_path) as (base, _):
+        stalled = []
+        for _ in range(150):
+            connection = raw_connection(base)
+            connection.sendall(b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-")  # never finished
+            stalled.append(connection)
+        assert request(base, "GET", "/api/games")[0] == 200  # a new phone is served meanwhile
+        time.sleep(1.0)
+        closed = 0
+        for connection in stalled:
+            try:
+                closed += connection.recv(1) == b""
+            except OSError:
+                closed += 1
+            connection.close()
+        assert closed == len(stalled)
+
+
+def test_a_slow_body_times_out_and_an_oversized_one_is_refused_unread(tmp_path, monkeypatch):
+    monkeypatch.setattr(server_module, "BODY_SECONDS", 0.3)
+    with running_server(tmp_path) as (base, _):
+        slow = raw_connection(base)
+        slow.sendall(b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"game\"")
+        assert read_all(slow).startswith(b"HTTP/1.1 408")
+        slow.close()
+        big = raw_connection(base)
+        big.sendall(b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 999999999\r\n\r\n")
+        answer = read_all(big)
+        assert answer.startswith(b"HTTP/1.1 413") and b"at most" in answer
+        big.close()
+
+
+def test_stream_errors_answer_json_with_the_security_headers(tmp_path):
+    with running_server(tmp_path) as (base, _):
+        _, table = request(base, "POST", "/api/tables", KINGDOMS)
+        assert request(base, "GET", "/api/tables/NOPE22/stream")[0] == 404
+        status, body = request(base, "GET", f"/api/tables/{table['id']}/stream", headers={"Last-Event-ID": "x"})
+        assert status == 400 and "change number" in body["error"]
+        connection = raw_connection(base)
+        connection.sendall(f"GET /api/tables/{table['id']}/stream HTTP/1.1\r\nHost: evil.example\r\n\r\n".encode())
+        answer = read_all(connection)
+        assert answer.startswith(b"HTTP/1.1 400") and b"content-security-policy" in answer.lower()
+        connection.close()
+
+
+def test_a_stream_resuming_from_further_back_than_the_kept_patches_gets_a_snapshot(tmp_path, monkeypatch):
+    monkeypatch.setattr(session_table, "PATCH_HISTORY", 3)
+    with running_server(tmp_path) as (base, _):
+        _, table = request(base, "POST", "/api/tables", KINGDOMS)
+        token = {"X-Referee-Token": table["referee_token"]}
+        for column, card in enumerate(["10H", "5D", "KS", "4H", "9S"]):
+            status, _ = request(base, "POST", f"/api/tables/{table['id']}/events", {"type": "place", "cell": [6, 6 + column], "card": card}, token)
+            assert status == 200
+        recent = StreamReader(base, f"/api/tables/{table['id']}/stream", {"Last-Event-ID": "3"})
+        assert [(e["event"], e["id"]) for e in recent.wait_for(2)] == [("change", 4), ("change", 5)]
+        old = StreamReader(base, f"/api/tables/{table['id']}/stream", {"Last-Event-ID": "1"})
+        assert [(e["event"], e["id"]) for e in old.wait_for(1)] == [("snapshot", 5)]
+        _, state = request(base, "GET", f"/api/tables/{table['id']}")
+        assert old.state == state
+        recent.close()
+        old.close()
+
+
+@pytest.mark.parametrize("scheme", ["https"])
+def test_the_streams_work_over_https(tmp_path, scheme):
+    import shutil
+    import ssl
+    import http.client
+
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl command to make a certificate")
+    from companion.commands.serve import ensure_certificate
+    from web_ui import create_app
+    from web_ui.server import BackgroundServer
+
+    cert, key = ensure_certificate(tmp_path / "tls", "127.0.0.1")
+    app = create_app({"DATA_DIR": str(tmp_path), "SSE_KEEPALIVE_SECONDS": 0.2, "SSE_MAX_SECONDS": 1.0})
+    with BackgroundServer(app, certfile=str(cert), keyfile=str(key)) as base:
+        assert base.startswith("https://")
+        context = ssl.create_default_context(cafile=str(cert))
+        connection = http.client.HTTPSConnection(base.split("//")[1], timeout=5, context=context)
+        connection.request("POST", "/api/tables", body='{"game": "chosen", "players": ["Ann", "Bo"]}')
+        created = connection.getresponse()
+        table_id = __import__("json").loads(created.read())["id"]
+        connection.request("GET", f"/api/tables/{table_id}/stream")
+        text = connection.getresponse().read().decode()
+        assert "event: snapshot" in text and ": keep-alive" in text
+        connection.close()
