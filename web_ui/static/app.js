@@ -59,6 +59,10 @@
       console.error(error);
       node = h("div", h("p.error", "This screen could not draw the table: " + error.message), Games.generic.render(state, ctx));
     }
+    if (window.Questions) {
+      const asks = Questions.decorate(node); // each open camera question marked where it applies
+      if (asks) node.prepend(asks);
+    }
     const details = Games.generic.details(state);
     const open = board.querySelector("details.engine-details")?.open;
     details.open = !!open;
@@ -217,9 +221,9 @@
   function buildPicker() {
     const grid = $("picker");
     for (const suit of Cards.SUITS) {
-      grid.append(h("div.picker-row", Cards.RANKS.map((r) => h("button.pick", { type: "button", dataset: { card: r + suit }, onclick: () => finishPick(r + suit) }, Cards.el(r + suit)))));
+      grid.append(h("div.picker-row", Cards.RANKS.map((r) => h("button.pick", { type: "button", dataset: { card: r + suit }, "aria-label": Cards.name(r + suit), onclick: () => finishPick(r + suit) }, Cards.el(r + suit)))));
     }
-    grid.append(h("div.picker-row", ["BJ", "SJ", "BACK"].map((c) => h("button.pick", { type: "button", dataset: { card: c }, onclick: () => finishPick(c) }, Cards.el(c)))));
+    grid.append(h("div.picker-row.special", ["BJ", "SJ", "BACK"].map((c) => h("button.pick", { type: "button", dataset: { card: c }, "aria-label": Cards.name(c), onclick: () => finishPick(c) }, Cards.el(c), h("span.pick-name", { "aria-hidden": "true" }, Cards.name(c))))));
   }
   function finishPick(value) {
     $("picker-dialog").close();
@@ -265,8 +269,9 @@
   // -- join code -----------------------------------------------------------------------------------
   $("show-join").addEventListener("click", () => $("join-dialog").showModal());
 
-  const ctx = { isReferee, send, pick, say, openEvent, tableId, game, rerender: render, get state() { return state; } };
+  const ctx = { isReferee, send, pick, say, openEvent, tableId, game, rerender: render, accept, get state() { return state; } };
   window.companion = ctx;
+  if (window.Questions) window.Questions.init(ctx, apiUrl, () => pin);
   if (window.Camera) window.Camera.init(ctx, apiUrl, () => pin);
 
   const newPin = sessionStorage.getItem("companion-new:" + tableId);
