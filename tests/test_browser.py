@@ -192,6 +192,10 @@ def test_the_dungeon_screen_shows_the_doubling_and_the_fight(browser, server):
     assert page.locator(".doubling").get_attribute("data-multiplier") == "3"
     board = page.locator("#board").inner_text()
     assert "Swordsmen" in board and "27" in board
+    assert "An enemy: players commit mercenaries to fight it" in board  # the phase in words
+    log = page.locator("#log").inner_text()
+    assert "Ann joins the Swordsmen" in log and "Ann commits J♠" in log and "player=" not in log
+    assert page.locator("section.card-panel ul.story").count() == 1  # "What happened" carries no second numbering
     shoot(page, "05-dungeon")
     assert errors == []
 

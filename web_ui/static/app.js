@@ -31,12 +31,9 @@
   function screen() { return Games[game] || Games.generic; }
 
   function describe(entry) {
-    if (entry.kind === "undo") return "undo";
-    if (entry.kind === "redo") return "redo";
-    const e = entry.event || {};
-    const parts = [e.type];
-    for (const [k, v] of Object.entries(e)) if (k !== "type") parts.push(k + "=" + (typeof v === "object" ? JSON.stringify(v) : v));
-    return parts.join(" ");
+    if (entry.kind === "undo") return "undid the last change";
+    if (entry.kind === "redo") return "redid it";
+    return Screens.describeEvent(entry.event || {});
   }
 
   function addLog(entry) {
@@ -44,6 +41,7 @@
     seen.add(entry.seq);
     const item = h("li", { value: entry.seq, dataset: { seq: entry.seq } },
       h("span.who." + entry.source, entry.source === "camera" ? "camera:" : "referee:"), " ", describe(entry));
+    item.title = "change " + entry.seq;
     $("log").prepend(item);
     while ($("log").children.length > 200) $("log").lastChild.remove();
   }

@@ -21,7 +21,11 @@ window.Questions = (() => {
     const w = q.where || {};
     if (w.cell) return board.querySelector('.kgrid:not(.final) [data-cell="' + w.cell.join(",") + '"]');
     if (w.player) return board.querySelector('.players [data-player="' + CSS.escape(w.player) + '"]');
-    if (w.zone) return board.querySelector('[data-zone="' + CSS.escape(w.zone) + '"]');
+    if (w.zone) {
+      // the mat calls them step1/step2; the screen's rings say "step 1"/"step 2"
+      const named = w.zone.replace(/^step(\d)$/, "step $1");
+      return board.querySelector('[data-zone="' + CSS.escape(named) + '"]') || board.querySelector('[data-zone="' + CSS.escape(w.zone) + '"]');
+    }
     return null;
   }
 
