@@ -79,8 +79,10 @@ class TableRegistry:
             table.close()
         self.store.close()
 
-    def create(self, game: Any, setup: Mapping[str, Any]) -> tuple[Table, str]:
-        """A new table and its referee PIN (shown once; only its salted hash is stored)."""
+    def create(self, game: Any, setup: Mapping[str, Any], meta: Mapping[str, Any] | None = None,
+               pin: str | None = None) -> tuple[Table, str]:
+        """A new table and its referee PIN (shown once; only its salted hash is stored). ``meta`` adds what
+        only the screens and commands use (e.g. ``{"demo": "kingdoms"}``), never what the rules use."""
         if not isinstance(game, str) or game not in self.games:
             raise InvalidSetup(f"unknown game {game!r}: choose one of {', '.join(self.games)}")
         if not isinstance(setup, Mapping):
@@ -89,10 +91,14 @@ class TableRegistry:
             setup = json.loads(json.dumps(setup, allow_nan=False))
         except (TypeError, ValueError) as error:
             raise SessionError(f"the setup must be plain JSON: {error}") from None
-        setup, meta = split_presentation(setup)
+        setup, presentation = split_presentation(setup)
+        meta = {**presentation, **dict(meta or {})}
         engine = self.engines(game)
         engine.new_game(setup)  # the engine judges the setup before anything is stored
-        pin = "".join(secrets.choice("0123456789") for _ in range(PIN_DIGITS))
+        if pin is None:
+            pin = "".join(secrets.choice("0123456789") for _ in range(PIN_DIGITS))
+        elif not (isinstance(pin, str) and pin.isdigit() and len(pin) == PIN_DIGITS):
+            raise SessionError(f"a referee PIN is {PIN_DIGITS} digits")
         salt = secrets.token_hex(8)
         with self._lock:
             table_id = self._new_id()
