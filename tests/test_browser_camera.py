@@ -24,7 +24,7 @@ import pytest
 from test_browser import ARGS, CHROMIUM, PHONE
 from test_web_live import running_server
 
-GAME = "chosen"                   # the shortest recording: 169 frames
+GAME = "dungeon"                  # the default demo; 307 frames
 HOLD_SECONDS = 0.7                # = the page's frame interval: each recording frame is posted about once
 FINAL_HOLD_SECONDS = 5.0          # the last frame stays, so the last cards settle (settle time 0.6 s)
 FLUSH_SECONDS = 8.0               # after the phone stops: the pipeline finishes what it was sent

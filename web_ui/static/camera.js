@@ -27,16 +27,19 @@ window.Camera = (() => {
       return label;
     });
     layer.replaceChildren(...nodes);
-    // Greedy: top to bottom, a label that overlaps one already placed moves down below it.
+    // Greedy, top to bottom: each label takes the nearest free spot around its card (below, above, to the
+    // sides, then further), inside the picture, so no two labels overlap.
+    const stage = layer.getBoundingClientRect();
     const placed = [];
+    const free = (r) => r.left >= stage.left && r.right <= stage.right && r.top >= stage.top && r.bottom <= stage.bottom &&
+      placed.every((o) => r.right <= o.left || r.left >= o.right || r.bottom <= o.top || r.top >= o.bottom);
     nodes.map((n) => [n, n.getBoundingClientRect()]).sort((a, b) => a[1].top - b[1].top).forEach(([node, box]) => {
-      let shift = 0;
-      for (const other of placed) {
-        const overlaps = box.left < other.right && box.right > other.left && box.top + shift < other.bottom && box.bottom + shift > other.top;
-        if (overlaps) shift = other.bottom - box.top + 2;
-      }
-      if (shift) node.style.transform = "translate(-50%, calc(-50% + " + shift + "px))";
-      placed.push({ left: box.left, right: box.right, top: box.top + shift, bottom: box.bottom + shift });
+      const w = box.width + 2, hgt = box.height + 2;
+      const moves = [[0, 0]];
+      for (let k = 1; k <= 4; k++) moves.push([0, k * hgt], [0, -k * hgt], [k * w, 0], [-k * w, 0], [k * w, k * hgt], [-k * w, -k * hgt], [k * w, -k * hgt], [-k * w, k * hgt]);
+      const move = moves.find(([dx, dy]) => free({ left: box.left + dx, right: box.right + dx, top: box.top + dy, bottom: box.bottom + dy })) || [0, 0];
+      if (move[0] || move[1]) node.style.transform = "translate(calc(-50% + " + move[0] + "px), calc(-50% + " + move[1] + "px))";
+      placed.push({ left: box.left + move[0], right: box.right + move[0], top: box.top + move[1], bottom: box.bottom + move[1] });
     });
   }
 
