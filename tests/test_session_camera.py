@@ -308,3 +308,14 @@ def test_answers_become_each_games_own_events():
     assert implied_event("kingdoms", {"cell": [6, 7]}, "4D", kingdoms_view) == {"type": "place", "cell": [6, 7], "card": "4D"}
     assert implied_event("kingdoms", {"cell": [6, 6]}, "SJ", kingdoms_view) is None
     assert implied_event("kingdoms", {"cell": [6, 6]}, "BACK", kingdoms_view) == {"type": "turn_down", "cell": [6, 6]}
+
+
+def test_a_question_about_a_card_the_camera_then_settles_is_closed():
+    from companion.session.questions import Question, QuestionBook
+
+    book = QuestionBook()
+    unsure = book.add(Question(book.next_id(), "is the card at this spot 3S?", "unsure", "6,6", ["3S"], track=7))
+    overlap = book.add(Question(book.next_id(), "reads as SJ and as 3S", "overlap", "6,6", ["3S", "SJ"], track=8))
+    book.settle({7: "3S", 8: "3S"})
+    assert unsure.status == "settled by the camera" and unsure.answer == "3S"
+    assert overlap.status == "open"  # which of two readings is right stays the referee's call

@@ -137,6 +137,9 @@ class CameraFeed:
             for event in result.engine_events:
                 self._submit(event)
             self._ask(result)
+            tracker = getattr(self._pipeline, "tracker", None)
+            if tracker is not None:
+                self.book.settle({t.id: t.code for t in tracker.tracks if t.settled})
             self.cards = self._readings()
             self.tracks = self._track_states()
         else:

@@ -22,7 +22,9 @@ from typing import Any, Callable
 from companion.cards import Card
 
 NOT_A_CARD = "not a card"
-OPEN, ANSWERED = "open", "answered"
+OPEN, ANSWERED, SETTLED = "open", "answered", "settled by the camera"
+# Questions about a card still being read: once the camera settles that card after all, they are moot.
+SETTLE_ANSWERS = ("unsure", "duplicate", "nozone")
 # A question older than the last this many stays answerable but no longer listed (a long evening).
 KEPT_QUESTIONS = 50
 
@@ -174,6 +176,13 @@ class QuestionBook:
     def open_for_track(self, track: int | None) -> bool:
         with self._lock:
             return track is not None and any(q.track == track and q.status == OPEN for q in self.questions)
+
+    def settle(self, settled_tracks: dict[int, str]) -> None:
+        """Closes the open questions about cards the camera has since settled (track → the code it settled on)."""
+        with self._lock:
+            for question in self.questions:
+                if question.status == OPEN and question.kind in SETTLE_ANSWERS and question.track in settled_tracks:
+                    question.status, question.answer = SETTLED, settled_tracks[question.track]
 
     def listing(self) -> list[Question]:
         with self._lock:

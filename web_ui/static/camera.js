@@ -73,7 +73,7 @@ window.Camera = (() => {
       showStatus();
       const probe = new Image();
       probe.onload = () => { view.src = probe.src; $("camera-stage").hidden = false; if (latestStatus) drawLabels(latestStatus, latestStatus.latest_frame); };
-      probe.onerror = () => { if ($("camera-stage").hidden) status.textContent = "No camera frame yet."; };
+      probe.onerror = () => { if ($("camera-stage").hidden) $("camera-picked").textContent = "No camera frame yet."; };
       probe.src = apiUrl + "/frame.jpg?t=" + Date.now();
     }
 
@@ -115,6 +115,7 @@ window.Camera = (() => {
           const response = await fetch(apiUrl + "/frames", { method: "POST", headers: { "Content-Type": "image/jpeg", "X-Referee-Pin": getPin() || "" }, body: blob });
           const data = await response.json().catch(() => ({}));
           status.textContent = response.ok ? "Sending frames… (" + data.width + "×" + data.height + ")" : "Frame refused: " + (data.error || response.status);
+          if (response.ok) document.body.dataset.framesSent = String(Number(document.body.dataset.framesSent || 0) + 1);
         } finally { busy = false; }
       }, 700);
     });
