@@ -7,6 +7,19 @@ cd "$(dirname "$0")/.."
 dev=0
 [ "${1:-}" = "--dev" ] && dev=1
 
+# A rerun only checks: when pyproject.toml (and this script) are what the last install used and the
+# package imports, nothing is installed again.
+# (A --dev install holds the runtime too.)
+stamp=".venv/.setup-$([ "$dev" = 1 ] && echo dev || echo runtime)"
+wanted="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)"
+installed() { [ -f "$1" ] && [ "$(cat "$1")" = "$wanted" ]; }
+if { installed "$stamp" || { [ "$dev" = 0 ] && installed .venv/.setup-dev; }; } \
+   && .venv/bin/python -c 'import companion, web_ui' 2>/dev/null \
+   && { [ "$dev" = 0 ] || command -v chromium >/dev/null 2>&1; }; then
+    echo "setup: .venv up to date, nothing installed ($(.venv/bin/python -c 'import companion; print("companion", companion.__version__)'))"
+    exit 0
+fi
+
 python3 -m venv .venv 2>/dev/null || true
 .venv/bin/python -m pip install -q --upgrade "pip>=24" >/dev/null
 if [ "$dev" = 1 ]; then
@@ -28,4 +41,5 @@ if [ "$dev" = 1 ]; then
 else
     .venv/bin/python -m pip install -q -e .
 fi
+echo "$wanted" > "$stamp"
 echo "setup: .venv ready ($(.venv/bin/python -c 'import companion; print("companion", companion.__version__)'))"

@@ -192,6 +192,10 @@ def test_the_dungeon_screen_shows_the_doubling_and_the_fight(browser, server):
     assert page.locator(".doubling").get_attribute("data-multiplier") == "3"
     board = page.locator("#board").inner_text()
     assert "Swordsmen" in board and "27" in board
+    assert "An enemy: players commit mercenaries to fight it" in board  # the phase in words
+    log = page.locator("#log").inner_text()
+    assert "Ann joins the Swordsmen" in log and "Ann commits J♠" in log and "player=" not in log
+    assert page.locator("section.card-panel ul.story").count() == 1  # "What happened" carries no second numbering
     shoot(page, "05-dungeon")
     assert errors == []
 
@@ -218,3 +222,45 @@ def test_kingdoms_between_rounds_shows_the_scored_grid_and_the_chart(browser, se
     assert page.locator(".chart polyline[data-player='black']").get_attribute("points").count(",") == 2
     shoot(page, "06-kingdoms-scored")
     assert errors == []
+
+
+def test_a_camera_question_is_marked_on_the_board_and_answered_with_one_tap(browser, tmp_path):
+    """The camera settles a joker at a cell, then reads the same spot as 3♠ too and asks; the referee's
+    phone shows the question on that cell, one tap answers it, and Undo takes the answer back."""
+    from test_session_camera import KINGDOMS_SETUP, overlapping_detector
+    from companion.session.camera import CameraFeed
+    import numpy as np
+
+    with running_server(tmp_path, SSE_MAX_SECONDS=60.0) as (base, app):
+        _, created = request(base, "POST", "/api/tables", {"game": "kingdoms", **KINGDOMS_SETUP})
+        table = app.extensions["registry"].get(created["id"])
+        hub = app.extensions["camera"]
+        overlapping_detector.calls = 0
+        feed = CameraFeed(table, source=[], detector_loader=lambda: overlapping_detector, questions=hub.book(table))
+        feed.load_detector()
+        for index in range(30):
+            feed.process(index * 0.2, np.zeros((480, 640, 3), np.uint8))
+        hub.feeds[table.id] = feed
+        cell = ",".join(map(str, table.journal[0].event["cell"]))
+
+        page, errors = phone(browser, base)
+        page.goto(f"/t/{table.id}")
+        page.evaluate(f"localStorage.setItem('companion-pin:{table.id}', '{created['pin']}')")
+        page.reload()
+        page.wait_for_selector(f".kcell.asked[data-cell='{cell}'] .pc[data-card='SJ']")
+        assert "The camera asks (1)" in page.locator("section.questions").inner_text()
+        shoot(page, "07-kingdoms-question")
+        page.locator(f".kcell[data-cell='{cell}']").click()
+        page.wait_for_selector("#question-dialog[open]")
+        assert page.locator("#question-choices button").evaluate_all("bs => bs.map(b => b.dataset.card)") == ["3S", "SJ"]
+        page.locator("#question-choices button[data-card='3S']").click()
+        page.wait_for_selector(f".kcell[data-cell='{cell}'] .pc[data-card='3S']")
+        assert page.locator("section.questions").count() == 0 and page.locator(".kcell.asked").count() == 0
+        assert table.journal[-1].source == "referee" and table.journal[-1].event["type"] == "replace"
+        page.click("#undo")
+        page.wait_for_selector(f".kcell[data-cell='{cell}'] .pc[data-card='SJ']")
+        # The camera view: one label per followed card, coloured by its state, with the legend.
+        page.click("#camera-open")
+        page.wait_for_selector("#camera-dialog[open]")
+        assert "settled" in page.locator(".camera-legend").inner_text()
+        assert errors == []

@@ -47,3 +47,27 @@ def test_demo_and_a_camera_do_not_mix(capsys):
 
     assert main(["serve", "--demo", "kingdoms", "--camera", "0", "--data", "/nonexistent/never-created"]) == 2
     assert "--demo plays a recording as the camera" in capsys.readouterr().err
+
+
+def test_a_second_demo_run_reuses_its_table_rewound_to_the_setup(tmp_path):
+    """Rerunning the demo adds no table: the one it made is rewound by undos (journaled, nothing
+    deleted) and watched again; its PIN is the one printed the first time."""
+    game = "dungeon"
+    first_app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), **demo_config(game, "truth")})
+    try:
+        table, pin = start_demo_table(first_app, game)
+        first_app.extensions["camera"].detach(table)
+        table.submit({"type": "reveal", "card": "5S"}, source="referee")  # as if the recording had played on
+        played = table.seq
+    finally:
+        shutdown(first_app)
+    again = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), **demo_config(game, "truth")})
+    try:
+        registry = again.extensions["registry"]
+        reused, same_pin = start_demo_table(again, game)
+        again.extensions["camera"].detach(reused)
+        assert [t.id for t in registry.list()] == [table.id] and same_pin == pin and reused.pin_matches(pin)
+        assert reused.active_events() == demo_truth(game).get("setup_events", [])
+        assert reused.seq > played and reused.journal[-1].kind == "undo"  # rewound by journaled undos
+    finally:
+        shutdown(again)

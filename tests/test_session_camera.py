@@ -3,6 +3,8 @@ the pipeline follows the session after referee changes; phone frames flow throug
 from __future__ import annotations
 
 import time
+
+import pytest
 from dataclasses import dataclass, field
 
 import cv2
@@ -71,7 +73,8 @@ def test_camera_readings_become_camera_events(tmp_path):
     assert [(e.event, e.source) for e in table.journal] == [(place(0, 0, "AS"), "camera"), (place(0, 1, "2S"), "camera")]
     status = feed.status()
     assert status["camera_events"] == 2 and status["reading"]
-    assert "refuses" in status["questions"][0] and "taken" in status["questions"][0]
+    question = status["questions"][0]
+    assert "refuses" in question["text"] and "taken" in question["text"] and question["status"] == "open"
 
 
 def test_the_referee_correction_wins_over_the_camera(tmp_path):
@@ -236,3 +239,112 @@ def test_every_feed_shares_one_detector_loaded_once(monkeypatch):
         thread.join()
     assert len(got) == 4 and all(d is got[0] for d in got)
     assert loads == [{"tile": "auto"}, {"tile": "auto"}]
+
+
+# -- questions on the board ---------------------------------------------------------------------------
+KINGDOMS_SETUP = {"players": [{"name": "Ann", "suits": ["H", "D"]}, {"name": "Bo", "suits": ["S", "C"]}]}
+
+
+def overlapping_detector(frame):
+    """One card at a spot; from the 8th frame on the same spot also reads as another code (2 readings)."""
+    overlapping_detector.calls += 1
+    boxes, codes = [[100, 100, 160, 190]], ["SJ"]
+    if overlapping_detector.calls > 8:
+        boxes.append([101, 101, 161, 191])
+        codes.append("3S")
+    return Detections(np.array(boxes, np.float32), np.array([0.9] * len(codes), np.float32), tuple(codes))
+
+
+def asking_kingdoms_app(tmp_path):
+    """A web app whose camera (the real Kingdoms table pipeline) first settles a joker, then sees the
+    same spot read as 3♠ too: the tracker asks which it is."""
+    overlapping_detector.calls = 0
+    app = make_app(tmp_path, GAMES=("kingdoms",), ENGINES=None, CAMERA_DETECTOR_LOADER=lambda: overlapping_detector)
+    client = app.test_client()
+    created = client.post("/api/tables", json={"game": "kingdoms", **KINGDOMS_SETUP}).get_json()
+    table = app.extensions["registry"].get(created["id"])
+    hub = app.extensions["camera"]
+    feed = CameraFeed(table, source=[], detector_loader=lambda: overlapping_detector, questions=hub.book(table))
+    feed.load_detector()
+    for index in range(30):
+        feed.process(index * 0.2, np.zeros((480, 640, 3), np.uint8))
+    hub.feeds[table.id] = feed
+    return app, client, created, table, feed
+
+
+def test_a_camera_question_says_where_it_applies_and_what_was_considered(tmp_path):
+    app, client, created, table, feed = asking_kingdoms_app(tmp_path)
+    assert [e.event["card"] for e in table.journal] == ["SJ"]
+    cell = table.journal[0].event["cell"]
+    status = client.get(f"/api/tables/{created['id']}/camera").get_json()
+    [question] = [q for q in status["questions"] if q["status"] == "open"]
+    assert question["kind"] == "overlap" and question["where"] == {"cell": cell}
+    assert question["choices"] == ["3S", "SJ"] and question["pixel"] == [131.0, 146.0]  # the second reading's centre
+    states = {t["state"] for t in status["feed"]["tracks"]}
+    assert "question" in states  # the asking reading is marked as a question in the camera view
+
+
+def test_answering_a_question_is_the_referees_event_journaled_and_undoable(tmp_path):
+    app, client, created, table, feed = asking_kingdoms_app(tmp_path)
+    cell = table.journal[0].event["cell"]
+    question = client.get(f"/api/tables/{created['id']}/camera").get_json()["questions"][-1]
+    url = f"/api/tables/{created['id']}/questions/{question['id']}"
+    assert client.post(url, json={"answer": "3S"}).status_code == 403  # only the referee answers
+    pin = {"X-Referee-Pin": created["pin"]}
+    assert client.post(url, json={"answer": "ZZ"}, headers=pin).status_code == 400
+    response = client.post(url, json={"answer": "3S"}, headers=pin)
+    assert response.status_code == 200, response.get_json()
+    body = response.get_json()
+    assert body["question"]["status"] == "answered" and body["question"]["answer"] == "3S"
+    assert body["entry"]["source"] == "referee" and body["entry"]["event"] == {"type": "replace", "cell": cell, "card": "3S"}
+    assert body["state"]["board"]["rows"] == [["3S"]]
+    journal = client.get(f"/api/tables/{created['id']}/journal").get_json()["journal"]
+    assert journal[-1]["event"]["type"] == "replace" and journal[-1]["source"] == "referee"
+    assert client.post(url, json={"answer": "3S"}, headers=pin).status_code == 409  # once
+    # The referee's word beats the camera's: the camera still reading a joker there changes nothing.
+    for index in range(30, 40):
+        feed.process(index * 0.2, np.zeros((480, 640, 3), np.uint8))
+    assert table.snapshot()["board"]["rows"] == [["3S"]]
+    assert client.post(f"/api/tables/{created['id']}/undo", headers=pin).status_code == 200
+    assert table.snapshot()["board"]["rows"] == [["SJ"]]
+
+
+def test_not_a_card_closes_the_question_and_changes_nothing(tmp_path):
+    app, client, created, table, feed = asking_kingdoms_app(tmp_path)
+    before = table.seq
+    question = client.get(f"/api/tables/{created['id']}/camera").get_json()["questions"][-1]
+    url = f"/api/tables/{created['id']}/questions/{question['id']}"
+    body = client.post(url, json={"answer": "not a card"}, headers={"X-Referee-Pin": created["pin"]}).get_json()
+    assert body["question"]["status"] == "answered" and body["entry"] is None and table.seq == before
+    assert client.post(f"/api/tables/{created['id']}/questions/999", json={"answer": "3S"},
+                       headers={"X-Referee-Pin": created["pin"]}).status_code == 404
+
+
+def test_answers_become_each_games_own_events():
+    from companion.session.questions import QuestionError, implied_event, where
+
+    dungeon_view = {"players": [{"name": "Ann"}, {"name": "Bo"}], "battlefield": {"to_commit": ["Bo"], "commits": []}}
+    assert where("dungeon", "battlefield:P2", dungeon_view) == {"player": "Bo"}
+    assert implied_event("dungeon", {"player": "Bo"}, "7S", dungeon_view) == {"type": "commit", "player": "Bo", "card": "7S"}
+    assert implied_event("dungeon", {"player": "Bo"}, "BACK", dungeon_view) == {"type": "commit", "player": "Bo"}
+    assert implied_event("dungeon", {"zone": "battlefield"}, "9H", dungeon_view) == {"type": "reveal", "card": "9H"}
+    chosen_view = {"players": [{"name": "Ann"}, {"name": "Bo"}]}
+    assert where("chosen", "area:P1", chosen_view) == {"player": "Ann"}
+    assert implied_event("chosen", {"player": "Ann"}, "5H", chosen_view) == {"type": "chip", "onto": "Ann", "card": "5H"}
+    with pytest.raises(QuestionError):
+        implied_event("chosen", {"zone": "step1"}, "5H", chosen_view)
+    kingdoms_view = {"board": {"cells": [{"cell": [6, 6], "code": "SJ", "face_down": False}]}}
+    assert implied_event("kingdoms", {"cell": [6, 7]}, "4D", kingdoms_view) == {"type": "place", "cell": [6, 7], "card": "4D"}
+    assert implied_event("kingdoms", {"cell": [6, 6]}, "SJ", kingdoms_view) is None
+    assert implied_event("kingdoms", {"cell": [6, 6]}, "BACK", kingdoms_view) == {"type": "turn_down", "cell": [6, 6]}
+
+
+def test_a_question_about_a_card_the_camera_then_settles_is_closed():
+    from companion.session.questions import Question, QuestionBook
+
+    book = QuestionBook()
+    unsure = book.add(Question(book.next_id(), "is the card at this spot 3S?", "unsure", "6,6", ["3S"], track=7))
+    overlap = book.add(Question(book.next_id(), "reads as SJ and as 3S", "overlap", "6,6", ["3S", "SJ"], track=8))
+    book.settle({7: "3S", 8: "3S"})
+    assert unsure.status == "settled by the camera" and unsure.answer == "3S"
+    assert overlap.status == "open"  # which of two readings is right stays the referee's call

@@ -19,7 +19,9 @@ import PIL.Image
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.session import Table
+from companion.session import questions as asked
 from companion.session.camera import CameraFeed, default_pipeline, load_detector
+from companion.session.questions import QuestionAnswered, QuestionBook, QuestionError, QuestionNotFound
 from companion.table.live import open_live
 from companion.table.sources import PushSource, SourceError
 from web_ui.api import ApiError, json_body, referee_table, registry
@@ -98,12 +100,17 @@ class CameraHub:
         self.feeds: dict[str, CameraFeed] = {}
         # Called with a table id after each new frame (the live streams' wake-up; keep them quick).
         self.listeners: list = []
+        self.books: dict[str, QuestionBook] = {}  # each table's camera questions, across its feeds
+
+    def book(self, table: Table) -> QuestionBook:
+        with self._feeds_lock:
+            return self.books.setdefault(table.id, QuestionBook())
 
     # -- feeds ------------------------------------------------------------------------------------
     def _start_feed(self, table: Table, source, description: str) -> CameraFeed:
         feed = CameraFeed(table, source, on_frame=lambda image: self.publish(table.id, image),
                           detector_loader=self.detector_loader, pipeline_factory=self.pipeline_factory,
-                          description=description)
+                          description=description, questions=self.books.setdefault(table.id, QuestionBook()))
         self.feeds[table.id] = feed
         return feed.start()
 
@@ -189,7 +196,10 @@ class CameraHub:
     def status(self, table: Table) -> dict:
         feed = self.feeds.get(table.id)
         frame = self.latest(table.id)
+        listing = self.book(table).listing()
+        view = table.snapshot() if listing else {}
         return {"server_camera": self.server_source, "feed": feed.status() if feed else None,
+                "questions": [q.to_json(asked.where(table.game, q.zone, view)) for q in listing],
                 "latest_frame": None if frame is None else {"seq": frame.seq, "at": frame.at, "width": frame.width, "height": frame.height}}
 
     def check(self, data: bytes) -> tuple[int, int]:
@@ -270,6 +280,24 @@ def camera_control(table_id: str):
     else:
         raise ApiError(400, '"use" is "server" or null')
     return jsonify(hub().status(table))
+
+
+@bp.post("/tables/<table_id>/questions/<int:question_id>")
+def answer_question(table_id: str, question_id: int):
+    """The referee answers a camera question: ``{"answer": "SJ"}`` (a card: the choices offered or any
+    other) or ``{"answer": "not a card"}``. A card answer becomes the engine event it implies, journaled
+    as the referee's (so Undo takes it back); "not a card" closes the question and changes nothing."""
+    table = referee_table(table_id)
+    book = hub().book(table)
+    try:
+        question, entry = book.answer(table, question_id, json_body().get("answer"),
+                                      lambda q, view: asked.where(table.game, q.zone, view))
+    except QuestionError as error:
+        status = 404 if isinstance(error, QuestionNotFound) else 409 if isinstance(error, QuestionAnswered) else 400
+        raise ApiError(status, str(error)) from None
+    view = table.snapshot()
+    return jsonify(question=question.to_json(asked.where(table.game, question.zone, view)),
+                   entry=None if entry is None else entry.to_json(), state=view)
 
 
 @bp.get("/tables/<table_id>/frame.jpg")

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import json
 import pathlib
+import secrets
 import shutil
 import socket
 import subprocess
@@ -107,12 +109,28 @@ def demo_config(game: str, detector_choice: str, clock=None) -> dict:
 
 
 def start_demo_table(app, game: str):
-    """A new table set up like the recording's, watched by the demo camera."""
+    """The demo's table, set up like the recording's and watched by the demo camera. A rerun reuses the
+    table it made before (its meta says ``demo``) and rewinds it to the setup with undos, journaled like
+    any other (nothing is deleted), instead of adding a new table to the list every time."""
+    from companion.session.registry import split_presentation
     from companion.table.demos import demo_truth
 
     truth = demo_truth(game)
-    table, pin = app.extensions["registry"].create(game, truth["setup"])
-    for event in truth.get("setup_events", []):
+    registry = app.extensions["registry"]
+    setup = split_presentation(json.loads(json.dumps(truth["setup"])))[0]
+    setup_events = list(truth.get("setup_events", []))
+    table = next((t for t in registry.list() if t.record.meta.get("demo") == game and t.record.setup == setup
+                  and t.record.meta.get("demo_pin")), None)
+    if table is None:
+        # The PIN is kept in the clear for the demo only, so a rerun can print it again: a demo table holds
+        # nothing anyone entered.
+        pin = "".join(secrets.choice("0123456789") for _ in range(6))
+        table, pin = registry.create(game, truth["setup"], meta={"demo": game, "demo_pin": pin}, pin=pin)
+    else:
+        pin = table.record.meta["demo_pin"]
+        while table.active_events() and table.active_events() != setup_events[:len(table.active_events())]:
+            table.undo()
+    for event in setup_events[len(table.active_events()):]:
         table.submit(event, source="referee")
     app.extensions["camera"].attach_server_camera(table)
     return table, pin

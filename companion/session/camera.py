@@ -17,8 +17,13 @@ from typing import Any, Callable
 import numpy as np
 
 from companion.games import GameError, replay
+from companion.session import questions as asked
+from companion.session.questions import QuestionBook
 from companion.session.table import SessionError, Table
 
+# Detections are boxed in one neutral colour (BGR sky blue): on the phone green, amber and red mean a
+# card's state (settled, settling, asked about), so the raw boxes must not look like any of them.
+DETECTION_BOX = (235, 160, 40)
 # What a feed needs from a pipeline: ``process(time, frame)`` returning an object with
 # ``engine_events`` and ``questions``, and ``binding`` with ``state``, ``events`` and ``engine``.
 PipelineFactory = Callable[[Table, Callable[[np.ndarray], Any]], Any]
@@ -58,7 +63,8 @@ class CameraFeed:
 
     def __init__(self, table: Table, source, on_frame: FrameCallback | None = None,
                  detector_loader: Callable[[], Any] = load_detector,
-                 pipeline_factory: PipelineFactory = default_pipeline, description: str = "") -> None:
+                 pipeline_factory: PipelineFactory = default_pipeline, description: str = "",
+                 questions: QuestionBook | None = None) -> None:
         self.table = table
         self.source = source
         self.on_frame = on_frame
@@ -69,9 +75,11 @@ class CameraFeed:
         self.submitted = 0
         self.overruled = 0
         self.error: str | None = None
-        self.questions: collections.deque[str] = collections.deque(maxlen=20)
+        # The table's questions outlive a feed (the phone camera stops, the server camera takes over).
+        self.book = questions if questions is not None else QuestionBook()
         self.last_detections = None
         self.cards: list[dict] = []
+        self.tracks: list[dict] = []
         self._pipeline = None
         self._detector = None
         self._stopped = threading.Event()
@@ -101,7 +109,14 @@ class CameraFeed:
     def status(self) -> dict:
         return {"source": self.description, "running": self.running, "reading": self.reading, "frames": self.frames,
                 "camera_events": self.submitted, "overruled_by_referee": self.overruled,
-                "error": self.error, "questions": list(self.questions), "cards": list(self.cards)}
+                "error": self.error, "questions": self.question_list(), "cards": list(self.cards),
+                "tracks": list(self.tracks)}
+
+    def question_list(self) -> list[dict]:
+        """Every kept question, newest last, each with the place on the board it is about."""
+        listing = self.book.listing()
+        view = self.table.snapshot() if listing else {}
+        return [q.to_json(asked.where(self.table.game, q.zone, view)) for q in listing]
 
     # -- the loop -------------------------------------------------------------------------------
     def _detect(self, frame: np.ndarray):
@@ -137,9 +152,12 @@ class CameraFeed:
             result = self._pipeline.process(timestamp, frame)
             for event in result.engine_events:
                 self._submit(event)
-            for question in result.questions:
-                self.questions.append(question)
+            self._ask(result)
+            tracker = getattr(self._pipeline, "tracker", None)
+            if tracker is not None:
+                self.book.settle({t.id: t.code for t in tracker.tracks if t.settled})
             self.cards = self._readings()
+            self.tracks = self._track_states()
         else:
             result = None
         if self.on_frame is not None:
@@ -149,12 +167,58 @@ class CameraFeed:
         try:
             entry = self.table.submit(event, source="camera")
         except (GameError, SessionError) as error:
-            self.questions.append(f"the camera read {event.get('type')} but the table refuses it: {error}")
+            self.book.add(asked.Question(self.book.next_id(), f"the camera read {event.get('type')} but the table "
+                                         f"refuses it: {error}", "refused"))
             return
         if entry is None:
             self.overruled += 1
         else:
             self.submitted += 1
+
+    def _ask(self, result) -> None:
+        """The frame's questions into the table's book: with their place and choices when the pipeline
+        says which table event they are about, as plain text otherwise."""
+        table_events, outcomes = getattr(result, "table_events", None), getattr(result, "outcomes", None)
+        if table_events is None or outcomes is None:
+            for text in result.questions:
+                self.book.add(asked.Question(self.book.next_id(), str(text)))
+            return
+        for event in table_events:
+            if event.type == "question":
+                self.book.add(asked.from_table_event(event, self.book.next_id, self._pixel(event.position)))
+        for outcome in outcomes:
+            for text in outcome.questions:
+                event = outcome.table_event
+                self.book.add(asked.from_refusal(text, event, self.book.next_id, self._pixel(event.position)))
+
+    def _pixel(self, position) -> list[float] | None:
+        """Where a table position is in the camera picture (mat millimetres through the homography)."""
+        pipeline = self._pipeline
+        locator = getattr(pipeline, "locator", None)
+        try:
+            if locator is not None and locator.ready and getattr(pipeline, "units", None) == "mm":
+                point = locator.to_image(np.array([position], np.float32))[0]
+            else:
+                point = position
+            return [round(float(point[0]), 1), round(float(point[1]), 1)]
+        except (TypeError, ValueError, IndexError):
+            return None
+
+    def _track_states(self) -> list[dict]:
+        """Every card the pipeline follows, for the phone's camera view: code, state and where in the picture.
+        A face-down card shows BACK only (its remembered face stays hidden, as on the board)."""
+        tracker = getattr(self._pipeline, "tracker", None)
+        if tracker is None:
+            return []
+        out = []
+        for track in tracker.tracks:
+            state = "question" if self.book.open_for_track(track.id) else "settled" if track.settled else "settling"
+            code = track.code if track.settled else None
+            if code is None and track.sightings:
+                code = collections.Counter(s.code for s in track.sightings).most_common(1)[0][0]
+            out.append({"track": track.id, "card": code, "state": state, "zone": track.zone,
+                        "pixel": self._pixel(track.position)})
+        return out
 
     def _follow_session(self) -> None:
         """Makes the pipeline's copy of the game the session's, after a referee change."""
@@ -165,16 +229,21 @@ class CameraFeed:
             binding.events = active
 
     def _annotate(self, frame: np.ndarray, result=None) -> np.ndarray:
-        """The frame with the detector's boxes and, from the table pipeline, its zones and tracked cards."""
+        """The frame with the mat's zones and a thin box round each detection. No text: the phone's camera
+        view labels each card itself (code and state, sized for its screen), from ``status()["tracks"]``."""
+        import cv2
+
         from companion.table.overlay import draw_overlay
         from companion.table.pipeline import TablePipeline
-        from companion.vision.annotate import draw_cards
 
-        canvas = frame
+        canvas = frame.copy()
         if self.last_detections is not None and len(self.last_detections):
-            canvas = draw_cards(canvas, self.last_detections)
+            thickness = max(1, round(max(frame.shape[:2]) / 640))
+            for box in self.last_detections.boxes:
+                x1, y1, x2, y2 = (int(round(v)) for v in box)
+                cv2.rectangle(canvas, (x1, y1), (x2, y2), DETECTION_BOX, thickness, cv2.LINE_AA)
         if isinstance(self._pipeline, TablePipeline):
-            canvas = draw_overlay(canvas, self._pipeline, result)
+            canvas = draw_overlay(canvas, self._pipeline, result, tracks=False)
         return canvas
 
     def _readings(self) -> list[dict]:

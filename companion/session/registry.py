@@ -88,13 +88,17 @@ class TableRegistry:
             table.close()
         self.store.close()
 
-    def create(self, game: Any, setup: Mapping[str, Any]) -> tuple[Table, str]:
+    def create(self, game: Any, setup: Mapping[str, Any], meta: Mapping[str, Any] | None = None,
+               pin: str | None = None) -> tuple[Table, str]:
         """A new table and its referee PIN (shown once; only its salted hash is stored)."""
-        table, pin, _token = self.create_with_token(game, setup)
+        table, pin, _token = self.create_with_token(game, setup, meta, pin)
         return table, pin
 
-    def create_with_token(self, game: Any, setup: Mapping[str, Any]) -> tuple[Table, str, str]:
-        """A new table, its referee PIN and its referee token (both shown once; only salted hashes are stored)."""
+    def create_with_token(self, game: Any, setup: Mapping[str, Any], meta: Mapping[str, Any] | None = None,
+                          pin: str | None = None) -> tuple[Table, str, str]:
+        """A new table, its referee PIN and its referee token (both shown once; only salted hashes are stored).
+        ``meta`` adds what only the screens and commands use (e.g. ``{"demo": "kingdoms"}``), never what the
+        rules use; ``pin`` chooses the PIN (the demo keeps its table's) instead of drawing one."""
         if not isinstance(game, str) or game not in self.games:
             raise InvalidSetup(f"unknown game {game!r}: choose one of {', '.join(self.games)}")
         if not isinstance(setup, Mapping):
@@ -109,13 +113,17 @@ class TableRegistry:
             setup = json.loads(json.dumps(setup, allow_nan=False))
         except (TypeError, ValueError) as error:
             raise SessionError(f"the setup must be plain JSON: {error}") from None
-        setup, meta = split_presentation(setup)
+        setup, presentation = split_presentation(setup)
+        meta = {**presentation, **dict(meta or {})}
         engine = self.engines(game)
         try:
             engine.new_game(setup)  # the engine judges the setup before anything is stored
         except MALFORMED_ERRORS as error:
             raise SessionError(f"a malformed setup: {type(error).__name__}: {str(error)[:120]}") from None
-        pin = "".join(secrets.choice("0123456789") for _ in range(PIN_DIGITS))
+        if pin is None:
+            pin = "".join(secrets.choice("0123456789") for _ in range(PIN_DIGITS))
+        elif not (isinstance(pin, str) and pin.isdigit() and len(pin) == PIN_DIGITS):
+            raise SessionError(f"a referee PIN is {PIN_DIGITS} digits")
         token = secrets.token_urlsafe(REFEREE_TOKEN_BYTES)
         salt = secrets.token_hex(8)
         with self._lock:

@@ -17,8 +17,10 @@ ZONE = (255, 200, 80)
 HAND = (60, 60, 230)
 
 
-def draw_overlay(frame: np.ndarray, pipeline: TablePipeline, result: FrameResult | None = None) -> np.ndarray:
-    """A copy of ``frame`` with zones, tracked cards and the occlusion flag drawn on it."""
+def draw_overlay(frame: np.ndarray, pipeline: TablePipeline, result: FrameResult | None = None,
+                 tracks: bool = True) -> np.ndarray:
+    """A copy of ``frame`` with zones, tracked cards (unless ``tracks`` is off: the phone's camera view
+    draws them itself, legibly at its own size) and the occlusion flag drawn on it."""
     canvas = frame.copy()
     locator = pipeline.locator
     on_mat = locator is not None and locator.ready and pipeline.units == "mm"
@@ -38,7 +40,7 @@ def draw_overlay(frame: np.ndarray, pipeline: TablePipeline, result: FrameResult
                 ring = np.array([(r.center[0] + radius * np.cos(a), r.center[1] + radius * np.sin(a))
                                  for a in np.linspace(0, 2 * np.pi, 72)])
                 cv2.polylines(canvas, [np.round(locator.to_image(ring)).astype(np.int32)], True, ZONE, 1, cv2.LINE_AA)
-    for track in pipeline.tracker.tracks:
+    for track in pipeline.tracker.tracks if tracks else ():
         position = np.array([track.position])
         centre = locator.to_image(position)[0] if on_mat else position[0]
         colour = SETTLED if track.settled else SETTLING

@@ -38,12 +38,9 @@
   function screen() { return Games[game] || Games.generic; }
 
   function describe(entry) {
-    if (entry.kind === "undo") return "undo";
-    if (entry.kind === "redo") return "redo";
-    const e = entry.event || {};
-    const parts = [e.type];
-    for (const [k, v] of Object.entries(e)) if (k !== "type") parts.push(k + "=" + (typeof v === "object" ? JSON.stringify(v) : v));
-    return parts.join(" ");
+    if (entry.kind === "undo") return "undid the last change";
+    if (entry.kind === "redo") return "redid it";
+    return Screens.describeEvent(entry.event || {});
   }
 
   function addLog(entry) {
@@ -51,6 +48,7 @@
     seen.add(entry.seq);
     const item = h("li", { value: entry.seq, dataset: { seq: entry.seq } },
       h("span.who." + entry.source, entry.source === "camera" ? "camera:" : "referee:"), " ", describe(entry));
+    item.title = "change " + entry.seq;
     $("log").prepend(item);
     while ($("log").children.length > 200) $("log").lastChild.remove();
   }
@@ -65,6 +63,10 @@
     } catch (error) {
       console.error(error);
       node = h("div", h("p.error", "This screen could not draw the table: " + error.message), Games.generic.render(state, ctx));
+    }
+    if (window.Questions) {
+      const asks = Questions.decorate(node); // each open camera question marked where it applies
+      if (asks) node.prepend(asks);
     }
     const details = Games.generic.details(state);
     const open = board.querySelector("details.engine-details")?.open;
@@ -282,9 +284,9 @@
   function buildPicker() {
     const grid = $("picker");
     for (const suit of Cards.SUITS) {
-      grid.append(h("div.picker-row", Cards.RANKS.map((r) => h("button.pick", { type: "button", dataset: { card: r + suit }, onclick: () => finishPick(r + suit) }, Cards.el(r + suit)))));
+      grid.append(h("div.picker-row", Cards.RANKS.map((r) => h("button.pick", { type: "button", dataset: { card: r + suit }, "aria-label": Cards.name(r + suit), onclick: () => finishPick(r + suit) }, Cards.el(r + suit)))));
     }
-    grid.append(h("div.picker-row", ["BJ", "SJ", "BACK"].map((c) => h("button.pick", { type: "button", dataset: { card: c }, onclick: () => finishPick(c) }, Cards.el(c)))));
+    grid.append(h("div.picker-row.special", ["BJ", "SJ", "BACK"].map((c) => h("button.pick", { type: "button", dataset: { card: c }, "aria-label": Cards.name(c), onclick: () => finishPick(c) }, Cards.el(c), h("span.pick-name", { "aria-hidden": "true" }, Cards.name(c))))));
   }
   function finishPick(value) {
     $("picker-dialog").close();
@@ -338,8 +340,9 @@
     $("join-dialog").showModal();
   });
 
-  const ctx = { isReferee, send, pick, say, openEvent, tableId, game, rerender: render, get state() { return state; } };
+  const ctx = { isReferee, send, pick, say, openEvent, tableId, game, rerender: render, accept, get state() { return state; } };
   window.companion = ctx;
+  if (window.Questions) window.Questions.init(ctx, apiUrl, () => pin);
   if (window.Camera) window.Camera.init(ctx, apiUrl, () => pin);
 
   const newPin = sessionStorage.getItem("companion-new:" + tableId);

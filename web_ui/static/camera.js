@@ -4,29 +4,82 @@
 window.Camera = (() => {
   const $ = (id) => document.getElementById(id);
   let stream = null, timer = null, viewTimer = null;
+  // How often a phone asks for the camera's questions: a question waits at most this long to show.
+  const QUESTION_POLL_MS = 3000;
+
+  const STATE_WORDS = { settled: "settled", settling: "settling", question: "question" };
+
+  /** Labels over the picture: code and state only, sized for the phone, nudged apart so none overlap. */
+  function drawLabels(data, frame) {
+    const layer = $("camera-labels");
+    const tracks = (data.feed && data.feed.tracks) || [];
+    const questions = data.questions || [];
+    if (!frame || !frame.width) { layer.replaceChildren(); return; }
+    const nodes = tracks.filter((t) => t.pixel).map((t) => {
+      const asked = questions.find((q) => q.status === "open" && q.track === t.track);
+      const label = h("button.cam-label." + t.state, { type: "button", dataset: { track: t.track, state: t.state },
+        "aria-label": (t.card ? Cards.name(t.card) : "unread card") + ", " + STATE_WORDS[t.state],
+        style: "left:" + (100 * t.pixel[0] / frame.width).toFixed(2) + "%;top:" + (100 * t.pixel[1] / frame.height).toFixed(2) + "%",
+        onclick: () => {
+          if (asked && window.Questions) { $("camera-dialog").close(); window.Questions.show(asked); }
+          else $("camera-picked").textContent = (t.card ? Cards.name(t.card) : "An unread card") + ": " + STATE_WORDS[t.state] + (t.zone ? " in " + t.zone : "") + ".";
+        } }, t.card === "BACK" ? "▒" : (t.card || "…"), t.state === "question" ? "?" : "");
+      return label;
+    });
+    layer.replaceChildren(...nodes);
+    // Greedy, top to bottom: each label takes the nearest free spot around its card (below, above, to the
+    // sides, then further), inside the picture, so no two labels overlap.
+    const stage = layer.getBoundingClientRect();
+    const placed = [];
+    const free = (r) => r.left >= stage.left && r.right <= stage.right && r.top >= stage.top && r.bottom <= stage.bottom &&
+      placed.every((o) => r.right <= o.left || r.left >= o.right || r.bottom <= o.top || r.top >= o.bottom);
+    nodes.map((n) => [n, n.getBoundingClientRect()]).sort((a, b) => a[1].top - b[1].top).forEach(([node, box]) => {
+      const w = box.width + 2, hgt = box.height + 2;
+      const moves = [[0, 0]];
+      for (let k = 1; k <= 4; k++) moves.push([0, k * hgt], [0, -k * hgt], [k * w, 0], [-k * w, 0], [k * w, k * hgt], [-k * w, -k * hgt], [k * w, -k * hgt], [-k * w, k * hgt]);
+      const move = moves.find(([dx, dy]) => free({ left: box.left + dx, right: box.right + dx, top: box.top + dy, bottom: box.bottom + dy })) || [0, 0];
+      if (move[0] || move[1]) node.style.transform = "translate(calc(-50% + " + move[0] + "px), calc(-50% + " + move[1] + "px))";
+      placed.push({ left: box.left + move[0], right: box.right + move[0], top: box.top + move[1], bottom: box.bottom + move[1] });
+    });
+  }
 
   function init(ctx, apiUrl, getPin) {
     const view = $("camera-view"), video = $("camera-video"), status = $("camera-status");
+    let latestStatus = null;
+
+    async function poll() {
+      const response = await fetch(apiUrl + "/camera", { cache: "no-store" }).catch(() => null);
+      if (!response || !response.ok) return null;
+      const data = await response.json();
+      latestStatus = data;
+      if (window.Questions) window.Questions.update(data.questions);
+      return data;
+    }
 
     async function showStatus() {
-      const response = await fetch(apiUrl + "/camera", { cache: "no-store" });
-      if (!response.ok) return;
-      const data = await response.json();
+      const data = await poll();
+      if (!data) return;
       $("camera-server").hidden = !data.server_camera || !ctx.isReferee();
       $("camera-phone").hidden = !ctx.isReferee();
       const f = data.feed;
+      const open = (data.questions || []).filter((q) => q.status === "open").length;
       $("camera-feed").textContent = f ? f.source + ": " + f.frames + " frames, " + f.camera_events + " camera events" +
         (f.overruled_by_referee ? ", " + f.overruled_by_referee + " overruled by the referee" : "") + (f.error ? " · " + f.error : "") +
-        (f.questions.length ? " · last question: " + f.questions[f.questions.length - 1] : "") : "No camera is watching this table.";
+        (open ? " · " + open + " open question" + (open === 1 ? "" : "s") + " (marked on the board)" : "") : "No camera is watching this table.";
+      drawLabels(data, data.latest_frame);
     }
 
     function showLatest() {
       showStatus();
       const probe = new Image();
-      probe.onload = () => { view.src = probe.src; view.hidden = false; };
-      probe.onerror = () => { if (view.hidden) status.textContent = "No camera frame yet."; };
+      probe.onload = () => { view.src = probe.src; $("camera-stage").hidden = false; if (latestStatus) drawLabels(latestStatus, latestStatus.latest_frame); };
+      probe.onerror = () => { if ($("camera-stage").hidden) $("camera-picked").textContent = "No camera frame yet."; };
       probe.src = apiUrl + "/frame.jpg?t=" + Date.now();
     }
+
+    // Questions reach every phone: the camera status is read every few seconds even with the dialog shut.
+    poll();
+    setInterval(() => { if (document.visibilityState === "visible" && !$("camera-dialog").open) poll(); }, QUESTION_POLL_MS);
 
     $("camera-open").addEventListener("click", () => {
       $("camera-dialog").showModal();
@@ -62,6 +115,7 @@ window.Camera = (() => {
           const response = await fetch(apiUrl + "/frames", { method: "POST", headers: { "Content-Type": "image/jpeg", "X-Referee-Pin": getPin() || "" }, body: blob });
           const data = await response.json().catch(() => ({}));
           status.textContent = response.ok ? "Sending frames… (" + data.width + "×" + data.height + ")" : "Frame refused: " + (data.error || response.status);
+          if (response.ok) document.body.dataset.framesSent = String(Number(document.body.dataset.framesSent || 0) + 1);
         } finally { busy = false; }
       }, 700);
     });

@@ -20,10 +20,20 @@ const Cards = (() => {
   function pretty(code) {
     const c = parse(code);
     if (!c) return String(code);
-    if (c.special === "BJ") return "Joker★";
-    if (c.special === "SJ") return "joker";
+    if (c.special === "BJ") return "BJ★";
+    if (c.special === "SJ") return "SJ☆";
     if (c.special === "BACK") return "▒";
     return c.rank + SYMBOL[c.suit];
+  }
+
+  const RANK_NAMES = { A: "ace", J: "jack", Q: "queen", K: "king" };
+  const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+  /** The card in words, for screen readers and answers: "10 of hearts", "big joker", "face down". */
+  function name(code) {
+    const c = parse(code);
+    if (!c) return String(code);
+    if (c.special) return { BJ: "big joker", SJ: "small joker", BACK: "face down" }[c.special];
+    return (RANK_NAMES[c.rank] || c.rank) + " of " + SUIT_NAMES[c.suit];
   }
 
   /** A small card face: <span class="pc red">10♥</span>. */
@@ -32,12 +42,13 @@ const Cards = (() => {
     const c = parse(code);
     span.className = "pc" + (c && c.red ? " red" : "") + (c && c.special ? " " + c.special.toLowerCase() : "") + (extraClass ? " " + extraClass : "");
     span.textContent = pretty(code);
-    span.title = c ? c.code : String(code);
+    span.title = c ? c.code + " · " + name(code) : String(code);
+    if (c && c.special === "BACK") span.setAttribute("aria-label", "face down");
     span.dataset.card = c ? c.code : String(code);
     return span;
   }
 
-  return { SUITS, SYMBOL, RANKS, codes, parse, pretty, el };
+  return { SUITS, SYMBOL, RANKS, codes, parse, pretty, name, el };
 })();
 
 /* Small DOM helper used by every screen: h("div.cls#id", {attrs}, children…). */

@@ -14,14 +14,23 @@
     const defaultSuits = game === "kingdoms" ? (index === 0 ? "HD" : index === 1 ? "SC" : "") : "";
     const div = document.createElement("div");
     div.className = "player-row";
-    div.innerHTML = `<input class="pname" placeholder="name" required maxlength="24">
-      <input class="pcolour" type="color">
-      ${game === "chosen" ? `<input class="pteam" placeholder="team (optional)" title="players with the same team win together" maxlength="24">` : ""}
-      ${suits ? `<select class="psuits" title="castle suits">${suits.map((s) => `<option value="${s.join("")}">${s.join(" ").replace(/H/g, "♥").replace(/D/g, "♦").replace(/S/g, "♠").replace(/C/g, "♣")}</option>`).join("")}</select>` : ""}
-      <button type="button" class="secondary small remove" title="remove">✕</button>`;
+    const n = index + 1;
+    // Red suits read red: the option, and the list itself while a red choice is selected.
+    const suitLabel = (s) => s.map((x) => ({ H: "♥", D: "♦", S: "♠", C: "♣" })[x]).join(" ") + (s.every((x) => x === "H" || x === "D") ? " red" : s.every((x) => x === "S" || x === "C") ? " black" : "");
+    div.innerHTML = `<input class="pname" placeholder="name" required maxlength="24" aria-label="player ${n} name">
+      <input class="pcolour" type="color" aria-label="player ${n} colour">
+      ${game === "chosen" ? `<input class="pteam" placeholder="team (optional)" title="players with the same team win together" maxlength="24" aria-label="player ${n} team (optional)">` : ""}
+      ${suits ? `<select class="psuits" title="castle suits" aria-label="player ${n} castle suits">${suits.map((s) => `<option value="${s.join("")}" class="${s.every((x) => x === "H" || x === "D") ? "red" : "black"}">${suitLabel(s)}</option>`).join("")}</select>` : ""}
+      <button type="button" class="secondary small remove" title="remove" aria-label="remove player ${n}">✕</button>`;
     div.querySelector(".pname").value = ["Ann", "Bo", "Cy", "Di", "Ed", "Fay", "Gus", "Hal"][index] || "";
     div.querySelector(".pcolour").value = COLOURS[index % COLOURS.length];
     if (suits && defaultSuits) div.querySelector(".psuits").value = defaultSuits;
+    const select = div.querySelector(".psuits");
+    if (select) {
+      const tint = () => { select.classList.toggle("red", /^[HD]+$/.test(select.value)); };
+      select.addEventListener("change", tint);
+      tint();
+    }
     div.querySelector(".remove").addEventListener("click", () => div.remove());
     return div;
   }

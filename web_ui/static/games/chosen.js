@@ -75,7 +75,14 @@
       const rings = h("section.rings", ZONES.map(([zone, title]) => {
         const here = (state.mat || []).filter((c) => c.zone === zone);
         return h("div.ring." + zone.replace(" ", ""), { dataset: { zone } }, h("h3", title + " (" + here.length + ")"), here.map((c) => chosenCard(c, colours, ctx)));
-      }), h("div.ring.vault", h("h3", "Vault"), (state.verdicts || []).slice(-4).reverse().map((v) =>
+      }), h("div.ring.vault", { dataset: { zone: "vault" } }, h("h3", "Vault"),
+        // What lies at the vault now: a chosen waiting for its chips to be turned, its chips face down.
+        (state.mat || []).filter((c) => c.zone === "vault").map((c) => chosenCard(c, colours, ctx)),
+        awaiting ? h("div.chosen-card.waiting", { style: Screens.colourStyle(colours, awaiting.owner), dataset: { chosen: awaiting.chosen } },
+          h("div", h("strong", "#" + awaiting.chosen + " "), awaiting.owner + "'s chosen, waiting for its verdict"),
+          h("div", "chips ", h("span.cards", Array.from({ length: awaiting.unseen_chips }, () => Cards.el("BACK"))), h("span.hint", " face down: turn them up"))) : null,
+        (state.verdicts || []).length ? h("p.hint", "Verdicts, newest first:") : null,
+        (state.verdicts || []).slice(-4).reverse().map((v) =>
         h("div.chosen-card", { style: Screens.colourStyle(colours, v.owner) },
           h("div", "#" + v.chosen + " ", Cards.el(v.card), " " + v.owner),
           h("span.verdict." + (v.passed ? "win" : "lose"), v.passed ? "passed +" + v.points : "shot"),

@@ -5,8 +5,8 @@
 "use strict";
 (() => {
   const GUILDS = [["S", "Swordsmen ♠"], ["D", "Mages ♦"], ["C", "Thieves ♣"], ["H", "Hearts ♥"]];
-  const PHASES = { guilds: "choosing guilds", redeal_four: "redealing four", reveal: "reveal the next card", friend: "the enemy calls a friend: reveal one more",
-    prize: "contest for the prize", fight: "fight", trap: "trap: call odd or even, then draw", over: "game over" };
+  const PHASES = { guilds: "Choosing guilds", redeal_four: "Redealing four cards", reveal: "Next: reveal a dungeon card", friend: "The enemy calls a friend: reveal one more card",
+    prize: "A treasure: players contest for the prize", fight: "An enemy: players commit mercenaries to fight it", trap: "A trap: each player calls odd or even, then draws", over: "Game over" };
 
   function cards(list) {
     return list && list.length ? h("span.cards", list.map((c) => Cards.el(c))) : h("span.muted", "none");
@@ -29,10 +29,10 @@
 
   function battlefield(state, ctx) {
     const b = state.battlefield;
-    if (!b) return h("section.card-panel", h("h2", "Battlefield"), h("p.hint", "Nothing revealed."));
+    if (!b) return h("section.card-panel", { dataset: { zone: "battlefield" } }, h("h2", "Battlefield"), h("p.hint", "Nothing revealed."));
     const enemy = b.enemy_power !== undefined && b.enemy_power !== null;
     const verdict = enemy && b.commits.length ? (state.options.ties_go_to_enemy ? b.players_total > b.enemy_power : b.players_total >= b.enemy_power) : null;
-    return h("section.card-panel.battlefield",
+    return h("section.card-panel.battlefield", { dataset: { zone: "battlefield" } },
       h("h2", "Battlefield: " + b.kind),
       h("div.row.wrap", "revealed ", b.revealed ? Cards.el(b.revealed) : h("span.muted", "gone"), b.friends && b.friends.length ? [" friends ", cards(b.friends)] : null,
         b.extra_prizes && b.extra_prizes.length ? [" extra prize ", cards(b.extra_prizes)] : null),

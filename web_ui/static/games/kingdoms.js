@@ -19,16 +19,34 @@
     return colours;
   }
 
+  /** The cells to draw: the cards placed, one ring of the cells a card may still go to around them (for
+      the referee), and any cell the camera asks about; never the whole canvas the grid may float in. */
   function windowOf(board, referee) {
     const cells = board.cells.map((c) => c.cell);
-    if (referee) cells.push(...board.open_cells);
+    const asked = (window.Questions ? Questions.open : []).map((q) => q.where && q.where.cell).filter(Boolean);
     if (!board.cells.length) {
-      // Nothing placed yet: show a 5 × 6 patch around the canvas centre; the first card may go anywhere.
+      // Nothing placed yet: one 3 × 3 patch around the canvas centre; the first card may go anywhere.
       const mid = Math.ceil(board.canvas[0] / 2);
-      return { top: mid - 2, left: mid - 2, bottom: mid + 2, right: mid + 3 };
+      cells.push([mid - 1, mid - 1], [mid + 1, mid + 1]);
     }
+    const rows0 = cells.map((c) => c[0]), cols0 = cells.map((c) => c[1]);
+    const box = { top: Math.min(...rows0), left: Math.min(...cols0), bottom: Math.max(...rows0), right: Math.max(...cols0) };
+    if (referee && board.cells.length) {
+      for (const [r, c] of board.open_cells) {
+        if (r >= box.top - 1 && r <= box.bottom + 1 && c >= box.left - 1 && c <= box.right + 1) cells.push([r, c]);
+      }
+    }
+    cells.push(...asked);
     const rows = cells.map((c) => c[0]), cols = cells.map((c) => c[1]);
     return { top: Math.min(...rows), left: Math.min(...cols), bottom: Math.max(...rows), right: Math.max(...cols) };
+  }
+
+  /** What a piece is called on the board: the names the rules use. */
+  function pieceName(tile) {
+    const piece = tile.piece || {};
+    if (tile.face_down) return "face down";
+    return { dragon: "dragon", gold_mine: "gold mine", mountain: "mountain", wizard: "wizard" }[piece.kind]
+      || (piece.kind === "castle" ? "castle " + piece.rank : null);
   }
 
   function castleScores(state, board) {
@@ -63,10 +81,13 @@
         const tile = occupied[k];
         const castle = scores[k];
         const canPlace = referee && (board.cells.length === 0 || open.has(k));
+        const name = tile ? pieceName(tile) : null;
         const cell = h("button.kcell", { type: "button", dataset: { cell: k }, title: "cell " + k,
+          "aria-label": tile ? Cards.name(tile.face_down ? "BACK" : tile.code) + (name && name !== "face down" ? ", " + name + (tile.piece.owner ? " of " + tile.piece.owner : "") : "") : canPlace ? "empty cell " + k + ": place a card" : "cell " + k,
           onclick: () => tap(state, ctx, [r, c]) });
         if (tile) {
           cell.append(Cards.el(tile.face_down ? "BACK" : tile.code));
+          if (name) cell.append(h("span.piece", { "aria-hidden": "true" }, name));
           if (tile.piece && tile.piece.kind === "castle") {
             cell.classList.add("castle");
             if (colours[tile.piece.owner]) cell.style.setProperty("--pcolour", colours[tile.piece.owner]);
@@ -191,7 +212,9 @@
         return h("td.muted", "–");
       }),
       h("td", h("strong", String(p.total)))));
-    return h("table.scores", h("thead", head), h("tbody", rows));
+    const bracketed = playing && Object.keys(provisional).length;
+    return h("div", h("table.scores", h("thead", head), h("tbody", rows)),
+      bracketed ? h("p.hint", "(n): this round as the board stands now; it counts once the round is scored.") : null);
   }
 
   function castleList(state, ctx) {
@@ -212,8 +235,8 @@
   function supplies(state) {
     const colours = kingdomColours(state);
     return h("section.players", (state.players || []).map((p) => h("div.card-panel.player" + (p.name === state.to_act ? ".turn" : ""), { style: Screens.colourStyle(colours, p.name), dataset: { player: p.name } },
-      h("h3", p.name + " ", h("span.hint", p.suits.map((s) => Cards.SYMBOL[s]).join(" ")), p.name === state.to_act ? " ← to play" : ""),
-      h("div", "Castles left: ", ["1", "2", "3", "4"].map((rank) => h("span.supply", { title: "rank " + rank }, " r" + rank + "×" + (p.supply[rank] ?? 0)))),
+      h("h3", p.name + " ", p.suits.map((s) => h("span.suit" + (s === "H" || s === "D" ? ".red" : ""), Cards.SYMBOL[s] + " "))),
+      h("div", "Castles left: ", ["1", "2", "3", "4"].map((rank) => h("span.supply", " rank " + rank + " ×" + (p.supply[rank] ?? 0)))),
       h("div", "Total ", h("strong", String(p.total))))));
   }
 
@@ -225,9 +248,14 @@
         : h("h2", "Round " + state.round + " of " + state.rounds + " · " + board.filled + "/30 cards · " + (state.to_act || "") + " to play");
       const warnings = ((state.scores && state.scores.warnings) || []).map((w) => h("p.hint", w));
       const betweenRounds = state.scores_of && state.scores_of.final && !board.cells.length;
+      // Whose turn is said once, in the banner; the referee may correct it from a labelled list.
+      const others = (state.players || []).filter((p) => p.name !== state.to_act);
+      const turnSelect = h("select#turn-fix", { "aria-label": "correct whose turn it is" },
+        h("option", { value: "" }, "Correct whose turn it is…"), others.map((p) => h("option", { value: p.name }, p.name + " plays next")));
+      turnSelect.addEventListener("change", () => { if (turnSelect.value) ctx.send({ type: "set_turn", player: turnSelect.value }); });
       const refereeActions = ctx.isReferee() && !state.finished ? h("div.row.wrap",
         board.full ? h("button", { type: "button", onclick: () => ctx.send({ type: "score_round" }) }, "Score the round") : null,
-        (state.players || []).filter((p) => p.name !== state.to_act).map((p) => h("button.small.secondary", { type: "button", onclick: () => ctx.send({ type: "set_turn", player: p.name }) }, p.name + "'s turn"))) : null;
+        others.length ? turnSelect : null) : null;
       return h("div",
         h("section.card-panel", banner, h("p.hint", (board.orientation ? board.orientation + " grid · " : "") + "rules: " + (state.options && state.options.rules) +
           (board.territory_left !== undefined ? " · territory cards left: " + board.territory_left : "")), refereeActions),

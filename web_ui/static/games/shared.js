@@ -29,7 +29,8 @@ const Screens = (() => {
   function engineLog(state, limit = 8) {
     const log = state.log || [];
     if (!log.length) return null;
-    return h("section.card-panel", h("h2", "What happened"), h("ol.log", { start: Math.max(1, log.length - limit + 1) }, log.slice(-limit).map((line) => h("li", typeof line === "string" ? line : JSON.stringify(line)))));
+    // Unnumbered: the numbers in the Log below are the table's change numbers, the only numbering shown.
+    return h("section.card-panel", h("h2", "What happened"), h("ul.log.story", log.slice(-limit).map((line) => h("li", typeof line === "string" ? line : JSON.stringify(line)))));
   }
 
   function progress(value, target, label) {
@@ -62,5 +63,40 @@ const Screens = (() => {
     return { svg, add };
   }
 
-  return { playerColours, colourStyle, rulings, engineLog, progress, askNumber, svgDrawing };
+  const GUILD_NAMES = { S: "the Swordsmen", D: "the Mages", C: "the Thieves", H: "the Hearts" };
+  const card = (code) => (code ? Cards.pretty(code) : "a card face down");
+  const cards = (list) => (list && list.length ? list.map(card).join(", ") : "nothing");
+  const cell = (c) => "cell " + (Array.isArray(c) ? c.join(",") : c);
+  // Each engine event in words, as a player would say it (the Log); unknown ones fall back to their fields.
+  const PHRASES = {
+    place: (e) => card(e.card) + " placed at " + cell(e.cell),
+    replace: (e) => cell(e.cell) + " corrected to " + card(e.card),
+    remove: (e) => "card at " + cell(e.cell) + " taken away",
+    turn_down: (e) => "card at " + cell(e.cell) + " turned face down",
+    score_round: () => "round scored",
+    set_turn: (e) => e.player + " plays next",
+    choose_guild: (e) => e.player + " joins " + (GUILD_NAMES[e.guild] || e.guild),
+    reveal: (e) => (e.faces ? "chips revealed in the vault: " + cards(e.faces) : e.card ? card(e.card) + " revealed from the dungeon" : "the known top card revealed"),
+    commit: (e) => e.player + " commits " + card(e.card),
+    turn_up: (e) => e.player + " turns up " + card(e.card),
+    pass: (e) => e.player + " passes",
+    resolve: () => "encounter resolved",
+    assign: (e) => e.player + " takes the prize",
+    trap_call: (e) => e.player + " calls " + e.call,
+    trap_draw: (e) => e.player + " draws " + card(e.card),
+    play_scroll: (e) => e.player + " plays the scroll " + card(e.card) + (e.target !== undefined ? " on " + e.target : ""),
+    correct_hand_size: (e) => e.player + " holds " + e.count + " cards",
+    chip: (e) => "chip " + (e.card ? "(" + card(e.card) + ") " : "") + "placed on " + e.onto,
+    send: (e) => "chosen " + card(e.card) + " sent" + (e.medicine && e.medicine.length ? " with " + cards(e.medicine) : ""),
+    play: (e) => card(e.card) + " played on chosen #" + e.chosen,
+    end_turn: () => "turn ended",
+    set_hand_size: (e) => e.player + " holds " + e.size + " cards",
+  };
+  function describeEvent(e) {
+    const phrase = PHRASES[e.type];
+    if (phrase) { try { return phrase(e); } catch (_) { /* fields missing: the plain form below */ } }
+    return [String(e.type || "event").replace(/_/g, " "), ...Object.entries(e).filter(([k]) => k !== "type").map(([k, v]) => k + " " + (typeof v === "object" ? JSON.stringify(v) : v))].join(", ");
+  }
+
+  return { playerColours, colourStyle, rulings, engineLog, progress, askNumber, svgDrawing, describeEvent };
 })();
