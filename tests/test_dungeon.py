@@ -659,7 +659,7 @@ def test_a_bug_in_a_handler_surfaces_as_itself_not_as_a_refusal(monkeypatch):
     from companion.games.dungeon import engine as dungeon_engine
 
     def broken(game, event):
-        return game.w["no such key"]
+        return game.work["no such key"]
 
     monkeypatch.setitem(dungeon_engine._HANDLERS, "reveal", broken)
     with pytest.raises(KeyError):

@@ -93,7 +93,7 @@ class DungeonEngine:
         # refusal: it reaches the caller as itself. Every field an event brings is checked where it
         # is read (``_Game.card``, ``_Game.player``, ``_named_list``), which refuses bad input.
         _check_facedown_cards(game)
-        return DungeonState.frozen(game.w)
+        return DungeonState.frozen(game.work)
 
     def view(self, state: DungeonState) -> dict[str, Any]:
         return _view(state)

@@ -23,33 +23,34 @@ def _calls_friend(code: str) -> bool:
 
 
 class _Game:
-    """A private, mutable copy of one state while one event is applied."""
+    """A private, mutable copy of one state while one event is applied: ``work`` is the thawed state
+    (plain dicts and lists), ``options`` the table's rule options."""
 
     def __init__(self, state: DungeonState) -> None:
-        self.w = state.thawed()
-        self.o = Options(**dict(state.options))
+        self.work = state.thawed()
+        self.options = Options(**dict(state.options))
 
     # --- small helpers -------------------------------------------------------------------------
     @property
     def players(self) -> list[dict[str, Any]]:
-        players: list[dict[str, Any]] = self.w["players"]
+        players: list[dict[str, Any]] = self.work["players"]
         return players
 
     @property
     def enc(self) -> dict[str, Any]:
-        enc: dict[str, Any] = self.w["encounter"]
+        enc: dict[str, Any] = self.work["encounter"]
         return enc
 
     def say(self, text: str) -> None:
-        self.w["new_log"].append(text)
+        self.work["new_log"].append(text)
 
     def record(self, **fields: Any) -> None:
         """The verdict of the encounter now ending, for the history the table and the simulator read."""
         enc = self.enc
-        entry = {"encounter": self.w["encounters"] + 1, "revealer": enc["revealer"], "card": enc["card"],
+        entry = {"encounter": self.work["encounters"] + 1, "revealer": enc["revealer"], "card": enc["card"],
                  "kind": enc["kind"], "winner": None}
         entry.update(fields)
-        self.w["new_history"].append(entry)
+        self.work["new_history"].append(entry)
 
     def name(self, p: int) -> str:
         return str(self.players[p]["name"])
@@ -109,11 +110,11 @@ class _Game:
                                 ("trophies", "trophies")):
                 if card in player[zone]:
                     return f"in {player['name']}'s {label}"
-        if card in self.w["exile"]:
+        if card in self.work["exile"]:
             return "in exile"
-        if card == self.w["marker"]:
+        if card == self.work["marker"]:
             return "the doubling marker"
-        if self.w["dungeon"] is not None and card in self.w["dungeon"]:
+        if self.work["dungeon"] is not None and card in self.work["dungeon"]:
             return "in the dungeon"
         if card in self.battlefield_cards():
             return "on the battlefield"
@@ -150,8 +151,8 @@ class _Game:
             raise IllegalEvent(f"{player['name']} has no card in hand")
         if card in player["known"]:
             player["known"].remove(card)
-        elif card in self.w["unseen"] and self.unknown_part(p) >= 1:
-            self.w["unseen"].remove(card)
+        elif card in self.work["unseen"] and self.unknown_part(p) >= 1:
+            self.work["unseen"].remove(card)
         else:
             raise IllegalEvent(f"{pretty(card)} cannot be in {player['name']}'s hand: it is {self.where(card)}")
         player["hand_count"] -= 1
@@ -161,8 +162,8 @@ class _Game:
         player = self.players[p]
         if card in player["known"]:
             player["known"].remove(card)
-        elif card in self.w["unseen"] and self.unknown_part(p) >= 1:
-            self.w["unseen"].remove(card)
+        elif card in self.work["unseen"] and self.unknown_part(p) >= 1:
+            self.work["unseen"].remove(card)
         else:
             raise IllegalEvent(f"{pretty(card)} cannot be {player['name']}'s face-down card: it is {self.where(card)}")
 
@@ -178,67 +179,67 @@ class _Game:
     def forget_hand(self, p: int) -> None:
         """The referee no longer knows which cards of ``p``'s hand are which (an unnamed transfer)."""
         player = self.players[p]
-        self.w["unseen"].update(player["known"])
+        self.work["unseen"].update(player["known"])
         player["known"] = []
 
     def to_exile(self, *cards: str) -> None:
-        self.w["exile"].extend(cards)
+        self.work["exile"].extend(cards)
 
     def dungeon_fully_known(self) -> bool:
-        return self.w["dungeon"] is not None and len(self.w["dungeon"]) == self.w["dungeon_count"]
+        return self.work["dungeon"] is not None and len(self.work["dungeon"]) == self.work["dungeon_count"]
 
     def to_dungeon_bottom(self, card: str) -> None:
         if self.dungeon_fully_known():
-            self.w["dungeon"].append(card)
+            self.work["dungeon"].append(card)
         else:
-            self.w["unseen"].add(card)
-        self.w["dungeon_count"] += 1
+            self.work["unseen"].add(card)
+        self.work["dungeon_count"] += 1
 
     def draw(self, p: int, n: int, named: Any) -> list[str]:
-        if self.w["dungeon_count"] < n:
-            raise IllegalEvent(f"the dungeon has only {self.w['dungeon_count']} cards")
+        if self.work["dungeon_count"] < n:
+            raise IllegalEvent(f"the dungeon has only {self.work['dungeon_count']} cards")
         names = None
         if named is not None:
             if not isinstance(named, list) or len(named) != n:
                 raise IllegalEvent(f"'drawn' must list the {n} cards drawn")
             names = [self.card({"c": c}, "c") for c in named]
         # The known top cards come first; below them the dungeon's order is unknown.
-        top = (self.w["dungeon"] or [])[:n]
+        top = (self.work["dungeon"] or [])[:n]
         if names is not None and names[:len(top)] != top:
             raise IllegalEvent(f"the dungeon's top cards are {', '.join(top)}, not {', '.join(names[:len(top)])}")
-        if self.w["dungeon"]:
-            del self.w["dungeon"][:len(top)]
+        if self.work["dungeon"]:
+            del self.work["dungeon"][:len(top)]
         drawn = list(top)
         for card in (names or [])[len(top):]:
-            if card not in self.w["unseen"]:
+            if card not in self.work["unseen"]:
                 raise IllegalEvent(f"{pretty(card)} cannot be drawn from the dungeon: it is {self.where(card)}")
-            self.w["unseen"].remove(card)
+            self.work["unseen"].remove(card)
             drawn.append(card)
         self.players[p]["known"].extend(drawn)
-        self.w["dungeon_count"] -= n
+        self.work["dungeon_count"] -= n
         self.players[p]["hand_count"] += n
         return drawn
 
     def take_top(self, event: Mapping[str, Any]) -> str:
-        if self.w["dungeon_count"] == 0:
+        if self.work["dungeon_count"] == 0:
             raise IllegalEvent("the dungeon is empty")
-        if self.w["dungeon"]:
-            top = self.w["dungeon"][0]
+        if self.work["dungeon"]:
+            top = self.work["dungeon"][0]
             if event.get("card") is not None and self.card(event) != top:
                 raise IllegalEvent(f"the dungeon's top card is {pretty(top)}, not {pretty(self.card(event))}")
-            self.w["dungeon"].pop(0)
+            self.work["dungeon"].pop(0)
         else:
             top = self.card(event)
-            if top not in self.w["unseen"]:
+            if top not in self.work["unseen"]:
                 raise IllegalEvent(f"{pretty(top)} cannot come from the dungeon: it is {self.where(top)}")
-            self.w["unseen"].remove(top)
-        self.w["dungeon_count"] -= 1
+            self.work["unseen"].remove(top)
+        self.work["dungeon_count"] -= 1
         return str(top)
 
 
 def _need_phase(g: _Game, *phases: str) -> None:
-    if g.w["phase"] not in phases:
-        raise IllegalEvent(f"not allowed now: the game is in the {g.w['phase']!r} phase (expected {' or '.join(phases)})")
+    if g.work["phase"] not in phases:
+        raise IllegalEvent(f"not allowed now: the game is in the {g.work['phase']!r} phase (expected {' or '.join(phases)})")
 
 
 def _no_hand_trap(g: _Game) -> None:
@@ -247,7 +248,7 @@ def _no_hand_trap(g: _Game) -> None:
 
 
 def _enemy_power(g: _Game) -> tuple[int, str]:
-    return enemy_power(g.enc, g.o.friend_multiplied, [p["name"] for p in g.players])
+    return enemy_power(g.enc, g.options.friend_multiplied, [p["name"] for p in g.players])
 
 
 def _committed(g: _Game, p: int, side: str = "players") -> list[str]:
@@ -268,7 +269,7 @@ def _award_prize(g: _Game, p: int, card: str) -> str:
 
 def _end_encounter(g: _Game) -> None:
     enc = g.enc
-    size = g.o.rest_area_size
+    size = g.options.rest_area_size
     for c in enc["commits"]:
         rest = g.players[c["player"]]["rest"]
         rest.append(c["card"])
@@ -277,15 +278,15 @@ def _end_encounter(g: _Game) -> None:
             g.to_hand(c["player"], oldest)
             g.say(f"{g.name(c['player'])}'s rest area is full: the oldest, {pretty(oldest)}, goes back to hand.")
     revealer = enc["revealer"]
-    g.w["encounter"] = None
-    g.w["encounters"] += 1
+    g.work["encounter"] = None
+    g.work["encounters"] += 1
     for q in g.clockwise_from(revealer):
-        high = [c for c in g.players[q]["trophies"] if power(c) >= g.o.trophy_min_level]
-        if len(high) >= g.o.trophies_to_win:
+        high = [c for c in g.players[q]["trophies"] if power(c) >= g.options.trophy_min_level]
+        if len(high) >= g.options.trophies_to_win:
             _game_over(g, [q], "trophies", f"{g.name(q)} has {len(high)} trophies of level "
-                                           f"{g.o.trophy_min_level} or more and wins.")
+                                           f"{g.options.trophy_min_level} or more and wins.")
             return
-    going = [q for q in g.active() if g.players[q]["hand_count"] <= g.o.out_at_hand_size]
+    going = [q for q in g.active() if g.players[q]["hand_count"] <= g.options.out_at_hand_size]
     for q in going:
         g.players[q]["out"] = True
         g.say(f"{g.name(q)} has {g.players[q]['hand_count']} cards in hand and is out.")
@@ -296,7 +297,7 @@ def _end_encounter(g: _Game) -> None:
     if not left:
         _game_over(g, [], "all_out", f"{', '.join(g.name(q) for q in going)} go out together: a draw.")
         return
-    if g.w["dungeon_count"] == 0:
+    if g.work["dungeon_count"] == 0:
         most = max(len(g.players[q]["treasures"]) for q in left)
         best = [q for q in left if len(g.players[q]["treasures"]) == most]
         if len(best) > 1:
@@ -308,11 +309,11 @@ def _end_encounter(g: _Game) -> None:
             _game_over(g, [], "dungeon_empty", f"The dungeon is empty: {', '.join(g.name(q) for q in best)} tie on "
                                                f"{most} treasures and hand size: a draw.")
         return
-    g.w["turn"] = g.next_active(revealer)
-    g.w["phase"] = "reveal"
+    g.work["turn"] = g.next_active(revealer)
+    g.work["phase"] = "reveal"
 
 
 def _game_over(g: _Game, winners: list[int], reason: str, text: str) -> None:
-    g.w["phase"] = "over"
-    g.w["result"] = {"winners": winners, "reason": reason, "text": text}
+    g.work["phase"] = "over"
+    g.work["result"] = {"winners": winners, "reason": reason, "text": text}
     g.say(text)

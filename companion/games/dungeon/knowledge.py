@@ -21,7 +21,7 @@ def _facedown_needs(g: _Game, p: int) -> list[Any]:
     needs = []
     for c in enc["commits"]:
         if c["player"] == p and c["card"] is None:
-            if g.w["phase"] == "fight" or c["round"] > 1:
+            if g.work["phase"] == "fight" or c["round"] > 1:
                 needs.append(lambda code: kind(code) == MERCENARY)
             else:
                 needs.append(lambda code: kind(code) != TREASURE)
@@ -39,7 +39,7 @@ def _check_facedown_cards(g: _Game) -> None:
         if not needs:
             continue
         capacity = g.unknown_part(p)
-        unseen = sorted(g.w["unseen"]) if capacity > 0 else []
+        unseen = sorted(g.work["unseen"]) if capacity > 0 else []
         if not _identities_fit(needs, g.players[p]["known"], unseen, capacity):
             raise IllegalEvent(f"this would leave {g.name(p)}'s face-down card with no possible identity")
 
@@ -65,7 +65,7 @@ def _identities_fit(needs: list[Any], known: list[str], unseen: list[str], capac
 def audit(state: DungeonState) -> list[str]:
     """Conservation problems (empty when every card is in exactly one place)."""
     g = _Game(state)
-    w = g.w
+    w = g.work
     located: list[str] = list(GUILD_CARDS)
     problems = []
     for p, player in enumerate(w["players"]):

@@ -16,7 +16,7 @@ def _commit(g: _Game, e: Mapping[str, Any]) -> None:
     _no_hand_trap(g)
     enc = g.enc
     p = g.active_player(e)
-    if g.w["phase"] == "prize":
+    if g.work["phase"] == "prize":
         if p not in enc["contenders"]:
             raise IllegalEvent(f"{g.name(p)} is not in this contest")
     elif p in enc["passed"]:
@@ -39,18 +39,18 @@ def _commit(g: _Game, e: Mapping[str, Any]) -> None:
 def _check_could_commit(g: _Game, p: int) -> None:
     """A face-down commit from a hand the referee fully knows must be a card that could be turned up."""
     player = g.players[p]
-    needs_mercenary = g.w["phase"] == "fight" or g.enc["round"] > 1
-    possible = list(player["known"]) + (sorted(g.w["unseen"]) if g.unknown_part(p) > 0 else [])
+    needs_mercenary = g.work["phase"] == "fight" or g.enc["round"] > 1
+    possible = list(player["known"]) + (sorted(g.work["unseen"]) if g.unknown_part(p) > 0 else [])
     if not any(kind(c) == MERCENARY if needs_mercenary else kind(c) != TREASURE for c in possible):
         raise IllegalEvent(f"{g.name(p)} holds no " + ("mercenary" if needs_mercenary else "non-treasure card"))
 
 
 def _check_commit_kind(g: _Game, card: str) -> None:
     enc = g.enc
-    if g.w["phase"] == "fight" or enc["round"] > 1:
+    if g.work["phase"] == "fight" or enc["round"] > 1:
         if kind(card) != MERCENARY:
             raise IllegalEvent(f"{pretty(card)} is not a mercenary: " +
-                               ("a fight needs a mercenary" if g.w["phase"] == "fight" else "a tie is broken by adding a mercenary"))
+                               ("a fight needs a mercenary" if g.work["phase"] == "fight" else "a tie is broken by adding a mercenary"))
     elif kind(card) == TREASURE:
         raise IllegalEvent(f"{pretty(card)} is a treasure: a contest entry is a non-treasure card")
 
@@ -81,7 +81,7 @@ def _pass(g: _Game, e: Mapping[str, Any]) -> None:
     if [p, enc["round"]] in enc["entered"]:
         raise IllegalEvent(f"{g.name(p)} already committed")
     known = g.players[p]["known"] if g.hand_fully_known(p) else None
-    if g.w["phase"] == "prize":
+    if g.work["phase"] == "prize":
         if p not in enc["contenders"]:
             raise IllegalEvent(f"{g.name(p)} is not in this contest")
         if enc["round"] == 1 and known is not None and any(kind(c) != TREASURE for c in known):
@@ -107,9 +107,9 @@ def _play_scroll(g: _Game, e: Mapping[str, Any]) -> None:
         raise IllegalEvent(f"{pretty(card)} is not a magic scroll (a Queen)")
     target = e.get("target")
     if target in ("enemy", "friend"):
-        if not g.o.scroll_can_destroy_enemy:
+        if not g.options.scroll_can_destroy_enemy:
             raise IllegalEvent("a scroll destroys a committed mercenary, not an enemy (scroll_can_destroy_enemy is off)")
-        if g.w["phase"] != "fight":
+        if g.work["phase"] != "fight":
             raise IllegalEvent("there is no enemy in a contest")
         g.take_from_hand(p, card)
         if target == "enemy":
@@ -138,7 +138,7 @@ def _play_scroll(g: _Game, e: Mapping[str, Any]) -> None:
     enc["commits"].remove(victim)
     g.to_exile(card, victim["card"])
     note = ""
-    if g.w["phase"] == "prize" and q in enc["contenders"]:
+    if g.work["phase"] == "prize" and q in enc["contenders"]:
         enc["contenders"].remove(q)
         note = f"; {g.name(q)} is out of this contest"
     g.say(f"{g.name(p)} plays the scroll {pretty(card)}: {g.name(q)}'s {pretty(victim['card'])} is destroyed and exiled{note}.")
@@ -185,7 +185,7 @@ def _thief_swap(g: _Game, e: Mapping[str, Any]) -> None:
     scroll = enc["card"]
     enc["card_gone"] = True
     g.to_hand(p, scroll)
-    if g.o.thief_swap_card == "dungeon_bottom":
+    if g.options.thief_swap_card == "dungeon_bottom":
         g.to_dungeon_bottom(card)
         where = "goes under the dungeon"
     else:

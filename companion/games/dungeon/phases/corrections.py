@@ -10,7 +10,7 @@ from companion.games.dungeon.game import _Game
 
 
 def _trade(g: _Game, e: Mapping[str, Any]) -> None:
-    if g.w["phase"] == "over":
+    if g.work["phase"] == "over":
         raise IllegalEvent("the game is over")
     a, b = g.active_player(e, "a"), g.active_player(e, "b")
     if a == b:
@@ -55,7 +55,7 @@ def _describe(given: Any) -> str:
 
 
 def _correct_hand_size(g: _Game, e: Mapping[str, Any]) -> None:
-    if g.w["phase"] == "over":
+    if g.work["phase"] == "over":
         raise IllegalEvent("the game is over")
     p = g.player(e)
     count = e.get("count")
@@ -74,15 +74,15 @@ def _correct_hand_size(g: _Game, e: Mapping[str, Any]) -> None:
     else:
         if g.dungeon_fully_known():
             raise IllegalEvent("the dungeon's order is known: say which player the difference came from ('other')")
-        if g.w["dungeon_count"] - delta < len(g.w["dungeon"] or []):
-            raise IllegalEvent(f"the dungeon has only {g.w['dungeon_count']} cards")
+        if g.work["dungeon_count"] - delta < len(g.work["dungeon"] or []):
+            raise IllegalEvent(f"the dungeon has only {g.work['dungeon_count']} cards")
         q, source = None, "the dungeon count"
     for seat in (p, q):
         if seat is not None:
             g.forget_hand(seat)
     g.players[p]["hand_count"] = count
     if q is None:
-        g.w["dungeon_count"] -= delta
+        g.work["dungeon_count"] -= delta
     else:
         g.players[q]["hand_count"] -= delta
     for seat in (p, q):

@@ -46,13 +46,13 @@ def _choose_guild(g: _Game, e: Mapping[str, Any]) -> None:
         best = _best_suits(g, p)
         if guild not in best:
             raise IllegalEvent(f"{g.name(p)} holds most {' / '.join(best)} cards, so cannot join the {GUILD_NAMES[guild]}")
-    if g.o.exclusive_guilds and any(pl["guild"] == guild for pl in g.players):
+    if g.options.exclusive_guilds and any(pl["guild"] == guild for pl in g.players):
         raise IllegalEvent(f"the {GUILD_NAMES[guild]} already have a member (exclusive_guilds)")
     g.players[p]["guild"] = guild
     g.say(f"{g.name(p)} joins the {GUILD_NAMES[guild]}.")
     if all(player["guild"] for player in g.players):
-        g.w["phase"] = "reveal"
-        g.w["turn"] = 0
+        g.work["phase"] = "reveal"
+        g.work["turn"] = 0
         g.say(f"Every player has a guild; {g.name(0)} reveals the first dungeon card.")
 
 
@@ -70,7 +70,7 @@ def _put_under(g: _Game, p: int, e: Mapping[str, Any], cards: list[str] | None, 
         if g.players[p]["hand_count"] < count:
             raise IllegalEvent(f"{g.name(p)} has only {g.players[p]['hand_count']} cards")
         g.players[p]["hand_count"] -= count
-        g.w["dungeon_count"] += count
+        g.work["dungeon_count"] += count
     g.draw(p, count, e.get("drawn"))
 
 
@@ -116,15 +116,15 @@ def _redeal_suit(g: _Game, e: Mapping[str, Any]) -> None:
 
 
 def _redeal_four(g: _Game, e: Mapping[str, Any]) -> None:
-    if g.w["phase"] == "guilds":
+    if g.work["phase"] == "guilds":
         known = all(g.hand_fully_known(p) for p in range(len(g.players)))
         if any(player["guild"] for player in g.players) or (known and not _forced_same(g)):
             raise IllegalEvent("the 4-card redeal happens only when every player could only join the same guild")
-        g.w["phase"] = "redeal_four"
-        g.w["guild_round"]["redealt"] = []
+        g.work["phase"] = "redeal_four"
+        g.work["guild_round"]["redealt"] = []
     _need_phase(g, "redeal_four")
     p = g.player(e)
-    if p in g.w["guild_round"]["redealt"]:
+    if p in g.work["guild_round"]["redealt"]:
         raise IllegalEvent(f"{g.name(p)} already put 4 cards under the dungeon")
     cards = _named_list(g, e)
     if cards is not None and len(cards) != 4:
@@ -132,9 +132,9 @@ def _redeal_four(g: _Game, e: Mapping[str, Any]) -> None:
     if cards is None and g.hand_fully_known(p):
         raise IllegalEvent(f"name the 4 cards {g.name(p)} puts under the dungeon ('cards')")
     _put_under(g, p, e, cards, 4)
-    g.w["guild_round"]["redealt"].append(p)
+    g.work["guild_round"]["redealt"].append(p)
     g.say(f"{g.name(p)} puts 4 cards under the dungeon and draws 4.")
-    if len(g.w["guild_round"]["redealt"]) == len(g.players):
-        g.w["phase"] = "guilds"
-        g.w["guild_round"]["redealt"] = []
+    if len(g.work["guild_round"]["redealt"]) == len(g.players):
+        g.work["phase"] = "guilds"
+        g.work["guild_round"]["redealt"] = []
         g.say("Every player redealt 4 cards: all decide their guild again.")

@@ -61,7 +61,7 @@ def _trap_draw(g: _Game, e: Mapping[str, Any]) -> None:
         if _parity_matches(card, call):
             g.to_exile(card)
             g.say(f"{g.name(p)} draws {pretty(card)} from {g.name(neighbour)}: {call} as called, so it is exiled.")
-        elif g.o.trap_miss_card_exiled:
+        elif g.options.trap_miss_card_exiled:
             g.to_exile(card)
             g.say(f"{g.name(p)} draws {pretty(card)} from {g.name(neighbour)}: not {call}, exiled anyway "
                   "(trap_miss_card_exiled).")
@@ -146,10 +146,10 @@ def _trap_reveal(g: _Game, e: Mapping[str, Any]) -> None:
                 raise IllegalEvent(f"{g.name(q)}'s committed card is still face down: turn it up first")
             g.to_exile(c["card"])
             lost.append(f"{g.name(q)}'s {pretty(c['card'])}")
-        if g.w["phase"] == "prize" and q in enc["contenders"]:
+        if g.work["phase"] == "prize" and q in enc["contenders"]:
             enc["contenders"].remove(q)
     g.to_exile(trap["trap"])
-    if g.o.hand_trap_card == "back_to_hand":
+    if g.options.hand_trap_card == "back_to_hand":
         g.to_hand(trap["player"], card)
     else:
         g.to_exile(card)

@@ -19,7 +19,7 @@ def _resolve(g: _Game, e: Mapping[str, Any]) -> None:
     if any(c["card"] is None for c in enc["commits"]):
         hidden = sorted({g.name(c["player"]) for c in enc["commits"] if c["card"] is None})
         raise IllegalEvent(f"face-down cards must be turned up first: {', '.join(hidden)}")
-    if g.w["phase"] == "prize":
+    if g.work["phase"] == "prize":
         _resolve_contest(g)
     else:
         _resolve_fight(g)
@@ -66,7 +66,7 @@ def _resolve_contest(g: _Game) -> None:
             winner, how = swords[0], " (Swordsmen win ties with a black mercenary)"
         elif swords:
             tied = swords
-        elif g.o.heart_guild_ability == "treasure_ties" and kind(prize) == TREASURE and len(hearts) == 1:
+        elif g.options.heart_guild_ability == "treasure_ties" and kind(prize) == TREASURE and len(hearts) == 1:
             winner, how = hearts[0], " (the Heart guild wins treasure ties)"
     summary = ", ".join(f"{g.name(q)} {powers[q]}" for q in order)
     if winner is None:
@@ -103,17 +103,17 @@ def _resolve_fight(g: _Game) -> None:
     enemy, text = _enemy_power(g)
     contributions = {q: sum(power(c) for c in _committed(g, q)) for q in g.active()}
     total = sum(contributions.values())
-    won = total > enemy if g.o.ties_go_to_enemy else total >= enemy
+    won = total > enemy if g.options.ties_go_to_enemy else total >= enemy
     enemies = ([] if enc["primary_destroyed"] else [("primary", enc["card"])]) + [("friend", f) for f in enc["friends"]]
     markers = []
     for role, card in enemies:
         if not _is_low(card):
             continue
-        if role == "friend" and not g.o.low_friend_becomes_marker:
+        if role == "friend" and not g.options.low_friend_becomes_marker:
             continue
-        if won and g.o.marker_is_trophy:
+        if won and g.options.marker_is_trophy:
             continue
-        if not won and not g.o.low_enemy_marks_after_loss:
+        if not won and not g.options.low_enemy_marks_after_loss:
             continue
         markers.append(card)
     others = [card for _, card in enemies if card not in markers]
@@ -151,7 +151,7 @@ def _resolve_fight(g: _Game) -> None:
     for card in markers[:-1]:
         g.to_exile(card)
     if markers:
-        g.w["marker"] = markers[-1]
+        g.work["marker"] = markers[-1]
         g.say(f"The {pretty(markers[-1])} is laid sideways as the doubling marker: the next enemy is multiplied "
               f"by {level(markers[-1])}.")
     _end_encounter(g)
