@@ -111,17 +111,17 @@ class DungeonEngine:
 
     def awaiting(self, state: DungeonState) -> list[str]:
         """Choosing guilds: who has none yet; a contest or fight: who still commits or passes."""
-        names = [p["name"] for p in state.players]
+        names = [p.name for p in state.players]
         if state.phase == "guilds":
-            return [p["name"] for p in state.players if p["guild"] is None and not p["out"]]
+            return [p.name for p in state.players if p.guild is None and not p.out]
         if state.phase in ("prize", "fight") and state.encounter is not None:
-            return [names[q] for q in still_to_commit(state.phase, thaw(state.encounter), state.players)]
+            return [names[q] for q in still_to_commit(state.phase, thaw(state.encounter), [p.out for p in state.players])]
         return []
 
     def round_complete(self, state: DungeonState) -> bool:
         """The encounter can be resolved: everybody committed, every card is turned up, no open hand trap."""
         enc = thaw(state.encounter) if state.encounter is not None else None
-        return encounter_ready(state.phase, enc, state.players)
+        return encounter_ready(state.phase, enc, [p.out for p in state.players])
 
     def battlefield(self, state: DungeonState) -> dict[str, Any] | None:
         """The view's ``battlefield`` alone (the simulator's bots read it every turn; the whole view grows)."""

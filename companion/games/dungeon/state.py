@@ -69,6 +69,29 @@ def thaw(value: Any) -> Any:
 
 
 @dataclass(frozen=True)
+class Player:
+    """One seat as the referee knows it: a hand is a count plus the cards known to be in it."""
+
+    name: str
+    guild: str | None           # S, D, C or H once joined
+    hand_count: int
+    known: tuple[str, ...]      # cards known to be in the hand (the rest of it is unseen)
+    rest: tuple[str, ...]       # the rest area, oldest first
+    treasures: tuple[str, ...]
+    trophies: tuple[str, ...]
+    out: bool
+
+    def thawed(self) -> dict[str, Any]:
+        return {"name": self.name, "guild": self.guild, "hand_count": self.hand_count, "known": list(self.known),
+                "rest": list(self.rest), "treasures": list(self.treasures), "trophies": list(self.trophies), "out": self.out}
+
+    @classmethod
+    def frozen(cls, work: Mapping[str, Any]) -> Player:
+        return cls(work["name"], work["guild"], work["hand_count"], tuple(work["known"]), tuple(work["rest"]),
+                   tuple(work["treasures"]), tuple(work["trophies"]), work["out"])
+
+
+@dataclass(frozen=True)
 class DungeonState:
     """Everything the referee knows. Hands are ``count`` + the cards known to be in them."""
 
@@ -76,7 +99,7 @@ class DungeonState:
     options: FrozenMap          # every option with its value
     phase: str                  # guilds, redeal_four, reveal, friend, prize, fight, trap, over
     turn: int                   # the player who reveals next (or revealed the current encounter)
-    players: tuple[FrozenMap, ...]    # FrozenMap per seat: name, guild, hand_count, known, rest, treasures, trophies, out
+    players: tuple[Player, ...]       # one per seat
     dungeon: tuple[str, ...] | None   # the dungeon top first when its order is known (seeded or dealt), else None
     dungeon_count: int
     unseen: frozenset[str]            # cards whose place the referee does not know (hidden dungeon, hands, face down)
@@ -91,8 +114,9 @@ class DungeonState:
 
     def thawed(self) -> dict[str, Any]:
         work = {f.name: getattr(self, f.name) for f in fields(self)}
-        for name in ("players", "dungeon", "unseen", "encounter", "exile", "guild_round"):
+        for name in ("dungeon", "unseen", "encounter", "exile", "guild_round"):
             work[name] = thaw(work[name])
+        work["players"] = [player.thawed() for player in self.players]
         work["new_log"] = []
         work["new_history"] = []
         return work
@@ -103,6 +127,8 @@ class DungeonState:
         for f in fields(cls):
             if f.name in ("log", "history"):  # append-only: never thawed
                 values[f.name] = work[f.name] + freeze(work["new_" + f.name])
+            elif f.name == "players":
+                values[f.name] = tuple(Player.frozen(player) for player in work["players"])
             else:
                 values[f.name] = freeze(work[f.name])
         return cls(**values)

@@ -27,7 +27,7 @@ def _resolve(g: _Game, e: Mapping[str, Any]) -> None:
 
 def _resolve_contest(g: _Game) -> None:
     enc = g.enc
-    waiting = still_to_commit("prize", enc, g.players)
+    waiting = still_to_commit("prize", enc, [p["out"] for p in g.players])
     if waiting:
         raise IllegalEvent(f"still to commit or pass: {', '.join(g.name(q) for q in waiting)}")
     prize = enc["card"]
@@ -97,7 +97,7 @@ def _top_contributor(g: _Game, contributions: dict[int, int]) -> tuple[int, str]
 
 def _resolve_fight(g: _Game) -> None:
     enc = g.enc
-    waiting = still_to_commit("fight", enc, g.players)
+    waiting = still_to_commit("fight", enc, [p["out"] for p in g.players])
     if waiting:
         raise IllegalEvent(f"still to commit a mercenary: {', '.join(g.name(q) for q in waiting)}")
     enemy, text = _enemy_power(g)
