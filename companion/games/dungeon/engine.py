@@ -115,12 +115,12 @@ class DungeonEngine:
         if state.phase == "guilds":
             return [p.name for p in state.players if p.guild is None and not p.out]
         if state.phase in ("prize", "fight") and state.encounter is not None:
-            return [names[q] for q in still_to_commit(state.phase, thaw(state.encounter), [p.out for p in state.players])]
+            return [names[q] for q in still_to_commit(state.phase, state.encounter.thawed(), [p.out for p in state.players])]
         return []
 
     def round_complete(self, state: DungeonState) -> bool:
         """The encounter can be resolved: everybody committed, every card is turned up, no open hand trap."""
-        enc = thaw(state.encounter) if state.encounter is not None else None
+        enc = state.encounter.thawed() if state.encounter is not None else None
         return encounter_ready(state.phase, enc, [p.out for p in state.players])
 
     def battlefield(self, state: DungeonState) -> dict[str, Any] | None:

@@ -92,6 +92,38 @@ class Player:
 
 
 @dataclass(frozen=True)
+class Encounter:
+    """The encounter on the battlefield, from its reveal to its verdict."""
+
+    revealer: int                        # the seat that revealed it
+    card: str                            # the revealed card
+    kind: str                            # mercenary (an enemy), treasure, scroll, trap
+    multiplier: int                      # the doubling marker's factor on the enemy (1: none)
+    multiplied_by: str | None            # the marker card that multiplied it
+    friends: tuple[str, ...]             # enemies a low enemy called to its side
+    extra_prizes: tuple[str, ...]
+    commits: tuple[FrozenMap, ...]       # player, card (None while face down), side (players / enemy), round
+    contenders: tuple[int, ...]          # seats still in a contest
+    round: int                           # the contest's round
+    passed: tuple[int, ...]
+    entered: tuple[tuple[int, int], ...]  # (seat, round) of every commit or pass
+    negotiable: bool
+    trap: FrozenMap | None               # a revealed trap: its calls and its card
+    hand_trap: FrozenMap | None          # a trap played from hand, until it is revealed
+    friend_reveals_left: int
+    primary_destroyed: bool              # a scroll destroyed the enemy itself
+    card_gone: bool                      # the revealed card left the battlefield
+
+    def thawed(self) -> dict[str, Any]:
+        """The working copy: plain dicts and lists, keys in field order (the order the reveal creates)."""
+        return {f.name: thaw(getattr(self, f.name)) for f in fields(self)}
+
+    @classmethod
+    def frozen(cls, work: Mapping[str, Any]) -> Encounter:
+        return cls(**{f.name: freeze(work[f.name]) for f in fields(cls)})
+
+
+@dataclass(frozen=True)
 class DungeonState:
     """Everything the referee knows. Hands are ``count`` + the cards known to be in them."""
 
@@ -104,7 +136,7 @@ class DungeonState:
     dungeon_count: int
     unseen: frozenset[str]            # cards whose place the referee does not know (hidden dungeon, hands, face down)
     marker: str | None          # the doubling marker laid left of the dungeon pile
-    encounter: FrozenMap | None
+    encounter: Encounter | None
     exile: tuple[str, ...]
     encounters: int             # encounters finished
     guild_round: FrozenMap      # guild choice bookkeeping (who redealt the 4 cards)
@@ -114,8 +146,9 @@ class DungeonState:
 
     def thawed(self) -> dict[str, Any]:
         work = {f.name: getattr(self, f.name) for f in fields(self)}
-        for name in ("dungeon", "unseen", "encounter", "exile", "guild_round"):
+        for name in ("dungeon", "unseen", "exile", "guild_round"):
             work[name] = thaw(work[name])
+        work["encounter"] = None if self.encounter is None else self.encounter.thawed()
         work["players"] = [player.thawed() for player in self.players]
         work["new_log"] = []
         work["new_history"] = []
@@ -129,6 +162,8 @@ class DungeonState:
                 values[f.name] = work[f.name] + freeze(work["new_" + f.name])
             elif f.name == "players":
                 values[f.name] = tuple(Player.frozen(player) for player in work["players"])
+            elif f.name == "encounter":
+                values[f.name] = None if work["encounter"] is None else Encounter.frozen(work["encounter"])
             else:
                 values[f.name] = freeze(work[f.name])
         return cls(**values)

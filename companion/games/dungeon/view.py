@@ -18,7 +18,7 @@ def _marker(state: DungeonState) -> dict[str, Any] | None:
 
 
 def battlefield(state: DungeonState) -> dict[str, Any] | None:
-    enc = thaw(state.encounter) if state.encounter is not None else None
+    enc = state.encounter.thawed() if state.encounter is not None else None
     if enc is None:
         return None
     names = [p.name for p in state.players]
