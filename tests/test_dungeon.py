@@ -150,7 +150,7 @@ def test_redeal_four_only_when_forced():
 def test_exclusive_guilds_option():
     state = E.new_game({"players": NAMES})
     state = play(state, {"type": "choose_guild", "player": 0, "guild": "S"})
-    assert play(state, {"type": "choose_guild", "player": 1, "guild": "S"}).players[1]["guild"] == "S"
+    assert play(state, {"type": "choose_guild", "player": 1, "guild": "S"}).players[1].guild == "S"
     exclusive = play(E.new_game({"players": NAMES, "options": {"exclusive_guilds": True}}),
                      {"type": "choose_guild", "player": 0, "guild": "S"})
     refused(exclusive, {"type": "choose_guild", "player": 1, "guild": "S"}, "already have a member")
@@ -336,18 +336,18 @@ def test_trap_calls_come_before_draws_and_draw_from_the_left_neighbour():
     refused(state, {"type": "trap_call", "player": 0, "call": "even"}, "already called")
     state = trap_state()
     state = play(state, {"type": "trap_draw", "player": 0, "card": "3D"})
-    assert state.players[1]["hand_count"] == 6 and state.exile == ("3D",)
+    assert state.players[1].hand_count == 6 and state.exile == ("3D",)
 
 
 @pytest.mark.parametrize("card", ["4D", "QD", "BJ"])
 def test_trap_miss_goes_back_by_default(card):
     state = play(trap_state(), {"type": "trap_draw", "player": 0, "card": card})
-    assert state.players[1]["hand_count"] == 7 and state.players[1]["known"] == (card,)
+    assert state.players[1].hand_count == 7 and state.players[1].known == (card,)
 
 
 def test_trap_miss_card_exiled_option():
     state = play(trap_state({"trap_miss_card_exiled": True}), {"type": "trap_draw", "player": 0, "card": "4D"})
-    assert state.players[1]["hand_count"] == 6 and state.exile == ("4D",)
+    assert state.players[1].hand_count == 6 and state.exile == ("4D",)
 
 
 def test_trap_encounter_ends_after_every_draw():
@@ -499,7 +499,7 @@ def test_thief_swaps_the_highest_yellow_mercenary_for_a_scroll():
                                              for p, g in enumerate("SDC")], {"type": "reveal"})
     refused(known, {"type": "thief_swap", "player": 2, "card": "9C"}, "highest yellow")
     known = play(known, {"type": "thief_swap", "player": 2, "card": "JC"})
-    assert "QD" in known.players[2]["known"] and "JC" in known.exile
+    assert "QD" in known.players[2].known and "JC" in known.exile
 
 
 def test_swordsmen_ties_need_a_black_mercenary():
@@ -531,7 +531,7 @@ def test_hand_trap_card_face_down_then_named():
 
 def test_hand_trap_card_back_to_hand_option():
     state = hand_trap({"hand_trap_card": "back_to_hand"})
-    assert state.exile == ("3C", "SJ") and "6D" in state.players[1]["known"]
+    assert state.exile == ("3C", "SJ") and "6D" in state.players[1].known
 
 
 def test_hand_trap_blocks_the_verdict_until_revealed():
@@ -557,11 +557,11 @@ def test_rest_area_size_option():
 
 def test_trades_one_for_one_many_for_one_and_zero_for_one():
     state = play(start(), {"type": "trade", "a": 0, "b": 1, "a_gives": ["5S"], "b_gives": ["QD"]})
-    assert state.players[0]["known"] == ("QD",) and state.players[1]["known"] == ("5S",)
+    assert state.players[0].known == ("QD",) and state.players[1].known == ("5S",)
     state = play(state, {"type": "trade", "a": 0, "b": 2, "a_gives": ["2S", "3S"], "b_gives": ["JC"]})
-    assert [p["hand_count"] for p in state.players] == [6, 7, 8]
+    assert [p.hand_count for p in state.players] == [6, 7, 8]
     state = play(state, {"type": "trade", "a": 1, "b": 2, "a_gives": 0, "b_gives": 1})
-    assert [p["hand_count"] for p in state.players] == [6, 8, 7]
+    assert [p.hand_count for p in state.players] == [6, 8, 7]
     refused(state, {"type": "trade", "a": 1, "b": 1, "a_gives": ["4D"]}, "two different")
     refused(state, {"type": "trade", "a": 1, "b": 2}, "at least one card")
     refused(state, {"type": "trade", "a": 1, "b": 2, "a_gives": ["QD"]}, "cannot be in Bob's hand")
@@ -570,15 +570,15 @@ def test_trades_one_for_one_many_for_one_and_zero_for_one():
 def test_unnamed_trade_from_a_fully_known_hand_forgets_its_cards():
     state = E.new_game({"players": NAMES, "seed": 11})
     state = play(state, {"type": "trade", "a": 0, "b": 1, "a_gives": 2})
-    assert state.players[0]["known"] == () and state.players[0]["hand_count"] == 5
+    assert state.players[0].known == () and state.players[0].hand_count == 5
     assert len(state.unseen) == 5 + 2
 
 
 def test_correct_hand_size_balances_against_the_dungeon_or_a_player():
     state = play(start(), {"type": "correct_hand_size", "player": 0, "count": 8})
-    assert state.players[0]["hand_count"] == 8 and state.dungeon_count == 28
+    assert state.players[0].hand_count == 8 and state.dungeon_count == 28
     state = play(state, {"type": "correct_hand_size", "player": 1, "count": 6, "other": 2})
-    assert [p["hand_count"] for p in state.players] == [8, 6, 8]
+    assert [p.hand_count for p in state.players] == [8, 6, 8]
     refused(state, {"type": "correct_hand_size", "player": 1, "count": 6}, "already has 6")
     refused(E.new_game({"players": NAMES, "seed": 1}), {"type": "correct_hand_size", "player": 1, "count": 6},
             "dungeon's order is known")
@@ -616,7 +616,7 @@ def test_out_players_skip_turns_and_the_last_one_wins():
     state = start(options={"out_at_hand_size": 6})
     state = play(state, {"type": "trade", "a": 2, "b": 0, "a_gives": 1})      # Cid 6 cards, Ann 8
     state = play(state, reveal("5H"), {"type": "assign", "player": 0})           # Cid is out after this encounter
-    assert state.players[2]["out"] and not state.players[1]["out"] and state.turn == 1
+    assert state.players[2].out and not state.players[1].out and state.turn == 1
     refused(state, {"type": "trade", "a": 2, "b": 0, "a_gives": 1}, "out of the game")
     state = fight(play(state, reveal("10S")), "JS", "AD")
     assert state.phase == "over" and E.view(state)["result"]["winner_names"] == ["Ann"]
@@ -659,7 +659,7 @@ def test_a_bug_in_a_handler_surfaces_as_itself_not_as_a_refusal(monkeypatch):
     from companion.games.dungeon import engine as dungeon_engine
 
     def broken(game, event):
-        return game.w["no such key"]
+        return game.work["no such key"]
 
     monkeypatch.setitem(dungeon_engine._HANDLERS, "reveal", broken)
     with pytest.raises(KeyError):
@@ -717,20 +717,20 @@ def test_replay_and_undo_through_the_shared_helpers():
 def test_camera_path_redeals_trust_the_table_and_keep_counts():
     state = E.new_game({"players": NAMES})
     state = play(state, {"type": "redeal_suit", "player": 0, "suit": "D", "count": 2})
-    assert state.players[0]["hand_count"] == 7 and state.dungeon_count == 29 and state.phase == "guilds"
+    assert state.players[0].hand_count == 7 and state.dungeon_count == 29 and state.phase == "guilds"
     state = play(state, {"type": "redeal_suit", "player": 1, "suit": "C", "cards": ["2C", "5C"], "drawn": ["9S", "QD"]})
-    assert sorted(state.players[1]["known"]) == ["9S", "QD"] and "2C" in state.unseen
+    assert sorted(state.players[1].known) == ["9S", "QD"] and "2C" in state.unseen
     refused(state, {"type": "redeal_suit", "player": 1, "suit": "C", "cards": ["2D"]}, "only C cards")
     for seat in range(3):
         state = play(state, {"type": "redeal_four", "player": seat})
-    assert state.phase == "guilds" and [p["hand_count"] for p in state.players] == [7, 7, 7]
+    assert state.phase == "guilds" and [p.hand_count for p in state.players] == [7, 7, 7]
     state = play(state, {"type": "choose_guild", "player": 0, "guild": "S"})
     refused(state, {"type": "redeal_four", "player": 1}, "only when every player")
 
 
 def test_a_deal_may_name_only_the_known_top_of_the_dungeon_and_part_of_a_hand():
     state = E.new_game({"players": NAMES, "deal": {"dungeon": ["3D", "9S"], "hands": [["5S"], [], []]}})
-    assert audit(state) == [] and state.players[0]["known"] == ("5S",) and state.players[0]["hand_count"] == 7
+    assert audit(state) == [] and state.players[0].known == ("5S",) and state.players[0].hand_count == 7
     view = E.view(state)
     assert view["dungeon_known_top"] == 2 and not view["dungeon_order_known"] and view["dungeon_count"] == 29
     state = play(state, *[{"type": "choose_guild", "player": p, "guild": g} for p, g in enumerate("SDC")])

@@ -33,7 +33,7 @@ def _names_for(state: DungeonState, p: int, rng: random.Random, k: int = 2) -> l
     """Cards that may be in seat ``p``'s hand: the known ones and a few unseen ones."""
     unseen = sorted(state.unseen)
     mercenaries = [c for c in unseen if kind(c) == "mercenary"]
-    return (list(state.players[p]["known"]) + rng.sample(unseen, min(k, len(unseen)))
+    return (list(state.players[p].known) + rng.sample(unseen, min(k, len(unseen)))
             + rng.sample(mercenaries, min(2, len(mercenaries))))
 
 
@@ -52,11 +52,11 @@ def candidates(state: DungeonState, rng: random.Random) -> list[dict]:
             held = [c for c in _names_for(state, p, rng) if c.endswith(suit)]
             events.append({"type": "redeal_suit", "player": p, "suit": suit,
                            **({"cards": held} if held and rng.random() < 0.5 else {"count": 1})})
-            known = list(state.players[p]["known"])
+            known = list(state.players[p].known)
             events.append({"type": "redeal_four", "player": p, **({"cards": known[:4]} if len(known) >= 4 else {})})
     if phase == "redeal_four":
         for p in seats:
-            known = list(state.players[p]["known"])
+            known = list(state.players[p].known)
             events.append({"type": "redeal_four", "player": p, **({"cards": known[:4]} if len(known) >= 4 else {})})
     if phase in ("reveal", "friend"):
         events.append({"type": "reveal"})
@@ -65,7 +65,7 @@ def candidates(state: DungeonState, rng: random.Random) -> list[dict]:
         for p in seats:
             events.append({"type": "trap_call", "player": p, "call": rng.choice(["odd", "even"])})
             q = (p + 1) % n
-            while state.players[q]["out"] and q != p:
+            while state.players[q].out and q != p:
                 q = (q + 1) % n
             events += [{"type": "trap_draw", "player": p, "card": c} for c in _names_for(state, q, rng)]
             events.append({"type": "trap_draw", "player": p})
@@ -98,7 +98,7 @@ def candidates(state: DungeonState, rng: random.Random) -> list[dict]:
     if phase != "over" and rng.random() < 0.05:
         p = rng.choice(seats)
         events.append({"type": "correct_hand_size", "player": p,
-                       "count": max(0, state.players[p]["hand_count"] + rng.choice([-1, 1]))})
+                       "count": max(0, state.players[p].hand_count + rng.choice([-1, 1]))})
     return events
 
 

@@ -98,7 +98,7 @@ def _public_hand(view: dict, seat: int) -> list[str]:
 def _table(state) -> dict:
     """The parts of ``ENGINE.view`` the bots read, without the log and history (they grow every turn)."""
     return {"phase": state.phase, "options": state.options, "battlefield": ENGINE.battlefield(state),
-            "players": [{"seat": i, "guild": p["guild"], "hand_known": p["known"], "out": p["out"]}
+            "players": [{"seat": i, "guild": p.guild, "hand_known": p.known, "out": p.out}
                         for i, p in enumerate(state.players)]}
 
 
@@ -174,7 +174,7 @@ def play_one(game_seed: int, players: int, options: dict, seats: list[str]) -> d
         fight.update({"won": verdict["won"], "players_total": verdict["players_total"],
                       "power_at_verdict": verdict["enemy_power"]})
     result = state.result
-    guilds = [p["guild"] for p in state.players]
+    guilds = [p.guild for p in state.players]
     return {
         "winners": list(result["winners"]) if result else [],
         "turns": state.encounters,
@@ -182,8 +182,8 @@ def play_one(game_seed: int, players: int, options: dict, seats: list[str]) -> d
         "guilds": guilds,
         "hand_strength": starting or [0] * players,
         "fights": encounters,
-        "treasures": [len(p["treasures"]) for p in state.players],
-        "trophies": [len(p["trophies"]) for p in state.players],
+        "treasures": [len(p.treasures) for p in state.players],
+        "trophies": [len(p.trophies) for p in state.players],
     }
 
 

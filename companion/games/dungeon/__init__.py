@@ -2,7 +2,8 @@
 
 ``ENGINE`` is the engine object (``new_game``, ``apply``, ``view``); see ``docs/dungeon.md``.
 """
-from companion.games.dungeon.engine import ENGINE, EVENT_TYPES, DungeonEngine, audit
+from companion.games.dungeon.engine import ENGINE, EVENT_TYPES, DungeonEngine
+from companion.games.dungeon.knowledge import audit
 from companion.games.dungeon.rules import RULINGS, Options, parse_options
 from companion.games.dungeon.state import DungeonState
 

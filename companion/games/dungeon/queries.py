@@ -25,9 +25,10 @@ def enemy_power(enc: Mapping[str, Any], friend_multiplied: bool, names: list[str
     return total, " + ".join(parts) if parts else "no enemy left"
 
 
-def still_to_commit(phase: str, enc: Mapping[str, Any], players: Sequence[Mapping[str, Any]]) -> list[int]:
-    """Seats that still have to commit (or pass) before the encounter can be resolved."""
-    active = [i for i, player in enumerate(players) if not player["out"]]
+def still_to_commit(phase: str, enc: Mapping[str, Any], out: Sequence[bool]) -> list[int]:
+    """Seats that still have to commit (or pass) before the encounter can be resolved; ``out[seat]``
+    says whether a player is out of the game."""
+    active = [i for i, gone in enumerate(out) if not gone]
     if phase == "prize":
         return [q for q in enc["contenders"] if [q, enc["round"]] not in enc["entered"]]
     if phase == "fight":
@@ -35,11 +36,11 @@ def still_to_commit(phase: str, enc: Mapping[str, Any], players: Sequence[Mappin
     return []
 
 
-def encounter_ready(phase: str, enc: Mapping[str, Any] | None, players: Sequence[Mapping[str, Any]]) -> bool:
+def encounter_ready(phase: str, enc: Mapping[str, Any] | None, out: Sequence[bool]) -> bool:
     """Whether ``resolve`` would be allowed: a contest or fight where everybody committed (or passed),
     every committed card is turned up and no trap played from hand is still open."""
     if phase not in ("prize", "fight") or enc is None:
         return False
     if enc.get("hand_trap") or any(c["card"] is None for c in enc["commits"]):
         return False
-    return not still_to_commit(phase, enc, players)
+    return not still_to_commit(phase, enc, out)

@@ -69,6 +69,61 @@ def thaw(value: Any) -> Any:
 
 
 @dataclass(frozen=True)
+class Player:
+    """One seat as the referee knows it: a hand is a count plus the cards known to be in it."""
+
+    name: str
+    guild: str | None           # S, D, C or H once joined
+    hand_count: int
+    known: tuple[str, ...]      # cards known to be in the hand (the rest of it is unseen)
+    rest: tuple[str, ...]       # the rest area, oldest first
+    treasures: tuple[str, ...]
+    trophies: tuple[str, ...]
+    out: bool
+
+    def thawed(self) -> dict[str, Any]:
+        return {"name": self.name, "guild": self.guild, "hand_count": self.hand_count, "known": list(self.known),
+                "rest": list(self.rest), "treasures": list(self.treasures), "trophies": list(self.trophies), "out": self.out}
+
+    @classmethod
+    def frozen(cls, work: Mapping[str, Any]) -> Player:
+        return cls(work["name"], work["guild"], work["hand_count"], tuple(work["known"]), tuple(work["rest"]),
+                   tuple(work["treasures"]), tuple(work["trophies"]), work["out"])
+
+
+@dataclass(frozen=True)
+class Encounter:
+    """The encounter on the battlefield, from its reveal to its verdict."""
+
+    revealer: int                        # the seat that revealed it
+    card: str                            # the revealed card
+    kind: str                            # mercenary (an enemy), treasure, scroll, trap
+    multiplier: int                      # the doubling marker's factor on the enemy (1: none)
+    multiplied_by: str | None            # the marker card that multiplied it
+    friends: tuple[str, ...]             # enemies a low enemy called to its side
+    extra_prizes: tuple[str, ...]
+    commits: tuple[FrozenMap, ...]       # player, card (None while face down), side (players / enemy), round
+    contenders: tuple[int, ...]          # seats still in a contest
+    round: int                           # the contest's round
+    passed: tuple[int, ...]
+    entered: tuple[tuple[int, int], ...]  # (seat, round) of every commit or pass
+    negotiable: bool
+    trap: FrozenMap | None               # a revealed trap: its calls and its card
+    hand_trap: FrozenMap | None          # a trap played from hand, until it is revealed
+    friend_reveals_left: int
+    primary_destroyed: bool              # a scroll destroyed the enemy itself
+    card_gone: bool                      # the revealed card left the battlefield
+
+    def thawed(self) -> dict[str, Any]:
+        """The working copy: plain dicts and lists, keys in field order (the order the reveal creates)."""
+        return {f.name: thaw(getattr(self, f.name)) for f in fields(self)}
+
+    @classmethod
+    def frozen(cls, work: Mapping[str, Any]) -> Encounter:
+        return cls(**{f.name: freeze(work[f.name]) for f in fields(cls)})
+
+
+@dataclass(frozen=True)
 class DungeonState:
     """Everything the referee knows. Hands are ``count`` + the cards known to be in them."""
 
@@ -76,12 +131,12 @@ class DungeonState:
     options: FrozenMap          # every option with its value
     phase: str                  # guilds, redeal_four, reveal, friend, prize, fight, trap, over
     turn: int                   # the player who reveals next (or revealed the current encounter)
-    players: tuple[FrozenMap, ...]    # FrozenMap per seat: name, guild, hand_count, known, rest, treasures, trophies, out
+    players: tuple[Player, ...]       # one per seat
     dungeon: tuple[str, ...] | None   # the dungeon top first when its order is known (seeded or dealt), else None
     dungeon_count: int
     unseen: frozenset[str]            # cards whose place the referee does not know (hidden dungeon, hands, face down)
     marker: str | None          # the doubling marker laid left of the dungeon pile
-    encounter: FrozenMap | None
+    encounter: Encounter | None
     exile: tuple[str, ...]
     encounters: int             # encounters finished
     guild_round: FrozenMap      # guild choice bookkeeping (who redealt the 4 cards)
@@ -91,8 +146,10 @@ class DungeonState:
 
     def thawed(self) -> dict[str, Any]:
         work = {f.name: getattr(self, f.name) for f in fields(self)}
-        for name in ("players", "dungeon", "unseen", "encounter", "exile", "guild_round"):
+        for name in ("dungeon", "unseen", "exile", "guild_round"):
             work[name] = thaw(work[name])
+        work["encounter"] = None if self.encounter is None else self.encounter.thawed()
+        work["players"] = [player.thawed() for player in self.players]
         work["new_log"] = []
         work["new_history"] = []
         return work
@@ -103,6 +160,10 @@ class DungeonState:
         for f in fields(cls):
             if f.name in ("log", "history"):  # append-only: never thawed
                 values[f.name] = work[f.name] + freeze(work["new_" + f.name])
+            elif f.name == "players":
+                values[f.name] = tuple(Player.frozen(player) for player in work["players"])
+            elif f.name == "encounter":
+                values[f.name] = None if work["encounter"] is None else Encounter.frozen(work["encounter"])
             else:
                 values[f.name] = freeze(work[f.name])
         return cls(**values)

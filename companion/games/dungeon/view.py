@@ -18,10 +18,10 @@ def _marker(state: DungeonState) -> dict[str, Any] | None:
 
 
 def battlefield(state: DungeonState) -> dict[str, Any] | None:
-    enc = thaw(state.encounter) if state.encounter is not None else None
+    enc = state.encounter.thawed() if state.encounter is not None else None
     if enc is None:
         return None
-    names = [p["name"] for p in state.players]
+    names = [p.name for p in state.players]
     commits = [{"player": c["player"], "name": names[c["player"]], "card": c["card"], "face_down": c["card"] is None,
                 "side": c["side"], "round": c["round"],
                 "power": level(c["card"]) if c["card"] and kind(c["card"]) == MERCENARY else (None if c["card"] is None else 0)}
@@ -32,7 +32,7 @@ def battlefield(state: DungeonState) -> dict[str, Any] | None:
         "extra_prizes": enc["extra_prizes"], "commits": commits,
         "players_total": sum(c["power"] or 0 for c in commits if c["side"] == "players"),
         "round": enc["round"], "negotiable": enc["negotiable"], "passed": enc["passed"],
-        "to_commit": [names[q] for q in still_to_commit(state.phase, enc, state.players)],
+        "to_commit": [names[q] for q in still_to_commit(state.phase, enc, [p.out for p in state.players])],
         "contenders": enc["contenders"] if enc["kind"] in (rules.TREASURE, rules.SCROLL) else None,
         "trap": enc["trap"] and {"card": enc["trap"]["card"], "calls": {str(k): v for k, v in enc["trap"]["calls"].items()},
                                  "drawn": enc["trap"]["drawn"], "from_friend": enc["trap"]["from_friend"]},
@@ -58,16 +58,16 @@ def view(state: DungeonState, referee: bool = False) -> dict[str, Any]:
     trophy_level = options["trophy_min_level"]
     players = []
     for index, p in enumerate(state.players):
-        high = [c for c in p["trophies"] if level(c) >= trophy_level]
+        high = [c for c in p.trophies if level(c) >= trophy_level]
         players.append({
-            "seat": index, "name": p["name"], "guild": p["guild"],
-            "guild_name": GUILD_NAMES.get(p["guild"]) if p["guild"] else None,
-            "hand_count": p["hand_count"], **({"hand_known": list(p["known"])} if referee else {}),
-            "rest_area": list(p["rest"]),
-            "treasures": list(p["treasures"]), "trophies": list(p["trophies"]), "out": p["out"],
-            "progress": {"treasures": len(p["treasures"]), "high_trophies": len(high),
+            "seat": index, "name": p.name, "guild": p.guild,
+            "guild_name": GUILD_NAMES.get(p.guild) if p.guild else None,
+            "hand_count": p.hand_count, **({"hand_known": list(p.known)} if referee else {}),
+            "rest_area": list(p.rest),
+            "treasures": list(p.treasures), "trophies": list(p.trophies), "out": p.out,
+            "progress": {"treasures": len(p.treasures), "high_trophies": len(high),
                          "high_trophies_to_win": options["trophies_to_win"],
-                         "cards_above_out": p["hand_count"] - options["out_at_hand_size"]},
+                         "cards_above_out": p.hand_count - options["out_at_hand_size"]},
         })
     rulings = [{"id": rid, "ruling": text, "option": option,
                 "value": options[option] if option else None} for rid, text, option in rules.RULINGS]
@@ -75,7 +75,7 @@ def view(state: DungeonState, referee: bool = False) -> dict[str, Any]:
         "game": "dungeon",
         "phase": state.phase,
         "turn": state.turn,
-        "to_reveal": state.players[state.turn]["name"] if state.phase == "reveal" else None,
+        "to_reveal": state.players[state.turn].name if state.phase == "reveal" else None,
         "players": players,
         "dungeon_count": state.dungeon_count,
         "dungeon_order_known": state.dungeon is not None and len(state.dungeon) == state.dungeon_count,
@@ -86,7 +86,7 @@ def view(state: DungeonState, referee: bool = False) -> dict[str, Any]:
         "encounters": state.encounters,
         "unseen_count": len(state.unseen),
         "result": None if state.result is None else {"winners": list(state.result["winners"]),
-                                                     "winner_names": [state.players[i]["name"] for i in state.result["winners"]],
+                                                     "winner_names": [state.players[i].name for i in state.result["winners"]],
                                                      "reason": state.result["reason"], "text": state.result["text"]},
         "options": options,
         "rulings": rulings,

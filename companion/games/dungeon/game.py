@@ -1,0 +1,319 @@
+"""The working copy an event is applied to (``_Game``: the thawed state, its hidden-card bookkeeping and the
+log) and the small steps several phases share: phase checks, the enemy's power, awarding a prize, ending
+an encounter, ending the game.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from companion.cards import InvalidCardError
+from companion.games.base import IllegalEvent
+from companion.games.dungeon import rules
+from companion.games.dungeon.queries import enemy_power
+from companion.games.dungeon.rules import (MERCENARY, SCROLL, Options, kind, power, pretty, suit)
+from companion.games.dungeon.state import DungeonState
+
+
+def _is_low(code: str) -> bool:
+    return kind(code) == MERCENARY and power(code) <= 3
+
+
+def _calls_friend(code: str) -> bool:
+    return kind(code) == MERCENARY and 4 <= power(code) <= 9
+
+
+class _Game:
+    """A private, mutable copy of one state while one event is applied: ``work`` is the thawed state
+    (plain dicts and lists), ``options`` the table's rule options."""
+
+    def __init__(self, state: DungeonState) -> None:
+        self.work = state.thawed()
+        self.options = Options(**dict(state.options))
+
+    # --- small helpers -------------------------------------------------------------------------
+    @property
+    def players(self) -> list[dict[str, Any]]:
+        players: list[dict[str, Any]] = self.work["players"]
+        return players
+
+    @property
+    def enc(self) -> dict[str, Any]:
+        enc: dict[str, Any] = self.work["encounter"]
+        return enc
+
+    def say(self, text: str) -> None:
+        self.work["new_log"].append(text)
+
+    def record(self, **fields: Any) -> None:
+        """The verdict of the encounter now ending, for the history the table and the simulator read."""
+        enc = self.enc
+        entry = {"encounter": self.work["encounters"] + 1, "revealer": enc["revealer"], "card": enc["card"],
+                 "kind": enc["kind"], "winner": None}
+        entry.update(fields)
+        self.work["new_history"].append(entry)
+
+    def name(self, p: int) -> str:
+        return str(self.players[p]["name"])
+
+    def player(self, event: Mapping[str, Any], key: str = "player") -> int:
+        if key not in event:
+            raise IllegalEvent(f"the event needs {key!r} (a seat number 0-{len(self.players) - 1} or a name)")
+        value = event[key]
+        if isinstance(value, str):
+            for index, player in enumerate(self.players):
+                if player["name"] == value:
+                    return index
+            raise IllegalEvent(f"no player named {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(self.players):
+            raise IllegalEvent(f"{key} must be a seat number 0-{len(self.players) - 1} or a name, got {value!r}")
+        return value
+
+    def active_player(self, event: Mapping[str, Any], key: str = "player") -> int:
+        p = self.player(event, key)
+        if self.players[p]["out"]:
+            raise IllegalEvent(f"{self.name(p)} is out of the game")
+        return p
+
+    def active(self) -> list[int]:
+        return [i for i, player in enumerate(self.players) if not player["out"]]
+
+    def clockwise_from(self, start: int) -> list[int]:
+        n = len(self.players)
+        return [(start + k) % n for k in range(n) if not self.players[(start + k) % n]["out"]]
+
+    def next_active(self, p: int) -> int:
+        order = self.clockwise_from((p + 1) % len(self.players))
+        return order[0]
+
+    def facedown_count(self, p: int) -> int:
+        enc = self.enc
+        if not enc:
+            return 0
+        count = sum(1 for c in enc["commits"] if c["player"] == p and c["card"] is None)
+        trap = enc.get("hand_trap")
+        if trap and trap["player"] == p and trap["placed"] and trap["card"] is None:
+            count += 1
+        return count
+
+    def unknown_part(self, p: int) -> int:
+        """Cards of ``p`` (in hand or face down) whose identity the referee does not know."""
+        player = self.players[p]
+        in_hand: int = player["hand_count"]
+        return in_hand + self.facedown_count(p) - len(player["known"])
+
+    def hand_fully_known(self, p: int) -> bool:
+        return self.unknown_part(p) == 0 and self.facedown_count(p) == 0
+
+    def where(self, card: str) -> str:
+        for player in self.players:
+            for zone, label in (("known", "hand"), ("rest", "rest area"), ("treasures", "warehouse"),
+                                ("trophies", "trophies")):
+                if card in player[zone]:
+                    return f"in {player['name']}'s {label}"
+        if card in self.work["exile"]:
+            return "in exile"
+        if card == self.work["marker"]:
+            return "the doubling marker"
+        if self.work["dungeon"] is not None and card in self.work["dungeon"]:
+            return "in the dungeon"
+        if card in self.battlefield_cards():
+            return "on the battlefield"
+        return "somewhere else"
+
+    def battlefield_cards(self) -> list[str]:
+        enc = self.enc
+        if not enc:
+            return []
+        cards = [] if enc["primary_destroyed"] or enc.get("card_gone") else [enc["card"]]
+        cards += enc["friends"] + enc["extra_prizes"]
+        cards += [c["card"] for c in enc["commits"] if c["card"] is not None]
+        if enc.get("trap") and enc["trap"]["from_friend"]:
+            cards.append(enc["trap"]["card"])
+        trap = enc.get("hand_trap")
+        if trap:
+            cards.append(trap["trap"])
+            if trap["card"] is not None:
+                cards.append(trap["card"])
+        return cards
+
+    # --- moving cards (every move keeps each card in exactly one place) -------------------------
+    def card(self, event: Mapping[str, Any], key: str = "card") -> str:
+        if event.get(key) is None:
+            raise IllegalEvent(f"the event needs {key!r} naming a card (e.g. '9S')")
+        try:
+            return rules.normalise(event[key])
+        except InvalidCardError as error:
+            raise IllegalEvent(str(error)) from None
+
+    def take_from_hand(self, p: int, card: str) -> None:
+        player = self.players[p]
+        if player["hand_count"] < 1:
+            raise IllegalEvent(f"{player['name']} has no card in hand")
+        if card in player["known"]:
+            player["known"].remove(card)
+        elif card in self.work["unseen"] and self.unknown_part(p) >= 1:
+            self.work["unseen"].remove(card)
+        else:
+            raise IllegalEvent(f"{pretty(card)} cannot be in {player['name']}'s hand: it is {self.where(card)}")
+        player["hand_count"] -= 1
+
+    def identify_facedown(self, p: int, card: str) -> None:
+        """A face-down card of ``p`` is named: it was one of their known cards or an unseen one."""
+        player = self.players[p]
+        if card in player["known"]:
+            player["known"].remove(card)
+        elif card in self.work["unseen"] and self.unknown_part(p) >= 1:
+            self.work["unseen"].remove(card)
+        else:
+            raise IllegalEvent(f"{pretty(card)} cannot be {player['name']}'s face-down card: it is {self.where(card)}")
+
+    def put_facedown(self, p: int) -> None:
+        if self.players[p]["hand_count"] < 1:
+            raise IllegalEvent(f"{self.name(p)} has no card in hand")
+        self.players[p]["hand_count"] -= 1
+
+    def to_hand(self, p: int, card: str) -> None:
+        self.players[p]["hand_count"] += 1
+        self.players[p]["known"].append(card)
+
+    def forget_hand(self, p: int) -> None:
+        """The referee no longer knows which cards of ``p``'s hand are which (an unnamed transfer)."""
+        player = self.players[p]
+        self.work["unseen"].update(player["known"])
+        player["known"] = []
+
+    def to_exile(self, *cards: str) -> None:
+        self.work["exile"].extend(cards)
+
+    def dungeon_fully_known(self) -> bool:
+        return self.work["dungeon"] is not None and len(self.work["dungeon"]) == self.work["dungeon_count"]
+
+    def to_dungeon_bottom(self, card: str) -> None:
+        if self.dungeon_fully_known():
+            self.work["dungeon"].append(card)
+        else:
+            self.work["unseen"].add(card)
+        self.work["dungeon_count"] += 1
+
+    def draw(self, p: int, n: int, named: Any) -> list[str]:
+        if self.work["dungeon_count"] < n:
+            raise IllegalEvent(f"the dungeon has only {self.work['dungeon_count']} cards")
+        names = None
+        if named is not None:
+            if not isinstance(named, list) or len(named) != n:
+                raise IllegalEvent(f"'drawn' must list the {n} cards drawn")
+            names = [self.card({"c": c}, "c") for c in named]
+        # The known top cards come first; below them the dungeon's order is unknown.
+        top = (self.work["dungeon"] or [])[:n]
+        if names is not None and names[:len(top)] != top:
+            raise IllegalEvent(f"the dungeon's top cards are {', '.join(top)}, not {', '.join(names[:len(top)])}")
+        if self.work["dungeon"]:
+            del self.work["dungeon"][:len(top)]
+        drawn = list(top)
+        for card in (names or [])[len(top):]:
+            if card not in self.work["unseen"]:
+                raise IllegalEvent(f"{pretty(card)} cannot be drawn from the dungeon: it is {self.where(card)}")
+            self.work["unseen"].remove(card)
+            drawn.append(card)
+        self.players[p]["known"].extend(drawn)
+        self.work["dungeon_count"] -= n
+        self.players[p]["hand_count"] += n
+        return drawn
+
+    def take_top(self, event: Mapping[str, Any]) -> str:
+        if self.work["dungeon_count"] == 0:
+            raise IllegalEvent("the dungeon is empty")
+        if self.work["dungeon"]:
+            top = self.work["dungeon"][0]
+            if event.get("card") is not None and self.card(event) != top:
+                raise IllegalEvent(f"the dungeon's top card is {pretty(top)}, not {pretty(self.card(event))}")
+            self.work["dungeon"].pop(0)
+        else:
+            top = self.card(event)
+            if top not in self.work["unseen"]:
+                raise IllegalEvent(f"{pretty(top)} cannot come from the dungeon: it is {self.where(top)}")
+            self.work["unseen"].remove(top)
+        self.work["dungeon_count"] -= 1
+        return str(top)
+
+
+def _need_phase(g: _Game, *phases: str) -> None:
+    if g.work["phase"] not in phases:
+        raise IllegalEvent(f"not allowed now: the game is in the {g.work['phase']!r} phase (expected {' or '.join(phases)})")
+
+
+def _no_hand_trap(g: _Game) -> None:
+    if g.enc.get("hand_trap"):
+        raise IllegalEvent("a trap played from hand must be resolved first (trap_card, trap_call, trap_reveal)")
+
+
+def _enemy_power(g: _Game) -> tuple[int, str]:
+    return enemy_power(g.enc, g.options.friend_multiplied, [p["name"] for p in g.players])
+
+
+def _committed(g: _Game, p: int, side: str = "players") -> list[str]:
+    return [c["card"] for c in g.enc["commits"] if c["player"] == p and c["side"] == side and c["card"]]
+
+
+def _has_black(g: _Game, p: int) -> bool:
+    return g.players[p]["guild"] == "S" and any(kind(c) == MERCENARY and suit(c) == "S" for c in _committed(g, p))
+
+
+def _award_prize(g: _Game, p: int, card: str) -> str:
+    if kind(card) == SCROLL:
+        g.to_hand(p, card)
+        return f"{pretty(card)} goes to {g.name(p)}'s hand"
+    g.players[p]["treasures"].append(card)
+    return f"{pretty(card)} goes to {g.name(p)}'s warehouse"
+
+
+def _end_encounter(g: _Game) -> None:
+    enc = g.enc
+    size = g.options.rest_area_size
+    for c in enc["commits"]:
+        rest = g.players[c["player"]]["rest"]
+        rest.append(c["card"])
+        if len(rest) > size:
+            oldest = rest.pop(0)
+            g.to_hand(c["player"], oldest)
+            g.say(f"{g.name(c['player'])}'s rest area is full: the oldest, {pretty(oldest)}, goes back to hand.")
+    revealer = enc["revealer"]
+    g.work["encounter"] = None
+    g.work["encounters"] += 1
+    for q in g.clockwise_from(revealer):
+        high = [c for c in g.players[q]["trophies"] if power(c) >= g.options.trophy_min_level]
+        if len(high) >= g.options.trophies_to_win:
+            _game_over(g, [q], "trophies", f"{g.name(q)} has {len(high)} trophies of level "
+                                           f"{g.options.trophy_min_level} or more and wins.")
+            return
+    going = [q for q in g.active() if g.players[q]["hand_count"] <= g.options.out_at_hand_size]
+    for q in going:
+        g.players[q]["out"] = True
+        g.say(f"{g.name(q)} has {g.players[q]['hand_count']} cards in hand and is out.")
+    left = g.active()
+    if len(left) == 1:
+        _game_over(g, left, "last_player", f"{g.name(left[0])} is the last player left and wins.")
+        return
+    if not left:
+        _game_over(g, [], "all_out", f"{', '.join(g.name(q) for q in going)} go out together: a draw.")
+        return
+    if g.work["dungeon_count"] == 0:
+        most = max(len(g.players[q]["treasures"]) for q in left)
+        best = [q for q in left if len(g.players[q]["treasures"]) == most]
+        if len(best) > 1:
+            hand = max(g.players[q]["hand_count"] for q in best)
+            best = [q for q in best if g.players[q]["hand_count"] == hand]
+        if len(best) == 1:
+            _game_over(g, best, "dungeon_empty", f"The dungeon is empty: {g.name(best[0])} wins with {most} treasures.")
+        else:
+            _game_over(g, [], "dungeon_empty", f"The dungeon is empty: {', '.join(g.name(q) for q in best)} tie on "
+                                               f"{most} treasures and hand size: a draw.")
+        return
+    g.work["turn"] = g.next_active(revealer)
+    g.work["phase"] = "reveal"
+
+
+def _game_over(g: _Game, winners: list[int], reason: str, text: str) -> None:
+    g.work["phase"] = "over"
+    g.work["result"] = {"winners": winners, "reason": reason, "text": text}
+    g.say(text)

@@ -1,0 +1,210 @@
+"""Phases ``prize`` and ``fight`` before the verdict: commits, turn-ups, passes, scrolls, guild abilities,
+the assignment of an uncontested prize.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from companion.games.base import IllegalEvent
+from companion.games.dungeon.rules import (MERCENARY, SCROLL, TREASURE,
+                                           kind, level, power, pretty, suit)
+from companion.games.dungeon.game import _Game, _award_prize, _end_encounter, _enemy_power, _need_phase, _no_hand_trap
+
+
+def _commit(g: _Game, e: Mapping[str, Any]) -> None:
+    _need_phase(g, "prize", "fight")
+    _no_hand_trap(g)
+    enc = g.enc
+    p = g.active_player(e)
+    if g.work["phase"] == "prize":
+        if p not in enc["contenders"]:
+            raise IllegalEvent(f"{g.name(p)} is not in this contest")
+    elif p in enc["passed"]:
+        raise IllegalEvent(f"{g.name(p)} passed")
+    if [p, enc["round"]] in enc["entered"]:
+        raise IllegalEvent(f"{g.name(p)} already committed" + (" in this round" if enc["round"] > 1 else ""))
+    card = g.card(e) if e.get("card") is not None else None
+    if card is not None:
+        _check_commit_kind(g, card)
+        g.take_from_hand(p, card)
+    else:
+        _check_could_commit(g, p)
+        g.put_facedown(p)
+    enc["commits"].append({"player": p, "card": card, "side": "players", "round": enc["round"]})
+    enc["entered"].append([p, enc["round"]])
+    enc["negotiable"] = False
+    g.say(f"{g.name(p)} commits " + (pretty(card) if card else "a card face down") + ".")
+
+
+def _check_could_commit(g: _Game, p: int) -> None:
+    """A face-down commit from a hand the referee fully knows must be a card that could be turned up."""
+    player = g.players[p]
+    needs_mercenary = g.work["phase"] == "fight" or g.enc["round"] > 1
+    possible = list(player["known"]) + (sorted(g.work["unseen"]) if g.unknown_part(p) > 0 else [])
+    if not any(kind(c) == MERCENARY if needs_mercenary else kind(c) != TREASURE for c in possible):
+        raise IllegalEvent(f"{g.name(p)} holds no " + ("mercenary" if needs_mercenary else "non-treasure card"))
+
+
+def _check_commit_kind(g: _Game, card: str) -> None:
+    enc = g.enc
+    if g.work["phase"] == "fight" or enc["round"] > 1:
+        if kind(card) != MERCENARY:
+            raise IllegalEvent(f"{pretty(card)} is not a mercenary: " +
+                               ("a fight needs a mercenary" if g.work["phase"] == "fight" else "a tie is broken by adding a mercenary"))
+    elif kind(card) == TREASURE:
+        raise IllegalEvent(f"{pretty(card)} is a treasure: a contest entry is a non-treasure card")
+
+
+def _turn_up(g: _Game, e: Mapping[str, Any]) -> None:
+    _need_phase(g, "prize", "fight")
+    p = g.active_player(e)
+    card = g.card(e)
+    slot = next((c for c in g.enc["commits"] if c["player"] == p and c["card"] is None), None)
+    if slot is None:
+        raise IllegalEvent(f"{g.name(p)} has no face-down card on the battlefield")
+    saved_round = g.enc["round"]
+    g.enc["round"] = slot["round"]
+    try:
+        _check_commit_kind(g, card)
+    finally:
+        g.enc["round"] = saved_round
+    g.identify_facedown(p, card)
+    slot["card"] = card
+    g.say(f"{g.name(p)} turns up {pretty(card)}.")
+
+
+def _pass(g: _Game, e: Mapping[str, Any]) -> None:
+    _need_phase(g, "prize", "fight")
+    _no_hand_trap(g)
+    enc = g.enc
+    p = g.active_player(e)
+    if [p, enc["round"]] in enc["entered"]:
+        raise IllegalEvent(f"{g.name(p)} already committed")
+    known = g.players[p]["known"] if g.hand_fully_known(p) else None
+    if g.work["phase"] == "prize":
+        if p not in enc["contenders"]:
+            raise IllegalEvent(f"{g.name(p)} is not in this contest")
+        if enc["round"] == 1 and known is not None and any(kind(c) != TREASURE for c in known):
+            raise IllegalEvent(f"{g.name(p)} holds a non-treasure card and must enter the contest")
+        enc["contenders"].remove(p)
+        g.say(f"{g.name(p)} drops out of the contest.")
+    else:
+        if p in enc["passed"]:
+            raise IllegalEvent(f"{g.name(p)} already passed")
+        if known is not None and any(kind(c) == MERCENARY for c in known):
+            raise IllegalEvent(f"{g.name(p)} holds a mercenary and must commit exactly one")
+        enc["passed"].append(p)
+        g.say(f"{g.name(p)} has no mercenary to commit.")
+
+
+def _play_scroll(g: _Game, e: Mapping[str, Any]) -> None:
+    _need_phase(g, "prize", "fight")
+    _no_hand_trap(g)
+    enc = g.enc
+    p = g.active_player(e)
+    card = g.card(e)
+    if kind(card) != SCROLL:
+        raise IllegalEvent(f"{pretty(card)} is not a magic scroll (a Queen)")
+    target = e.get("target")
+    if target in ("enemy", "friend"):
+        if not g.options.scroll_can_destroy_enemy:
+            raise IllegalEvent("a scroll destroys a committed mercenary, not an enemy (scroll_can_destroy_enemy is off)")
+        if g.work["phase"] != "fight":
+            raise IllegalEvent("there is no enemy in a contest")
+        g.take_from_hand(p, card)
+        if target == "enemy":
+            if enc["primary_destroyed"]:
+                raise IllegalEvent("the enemy is already destroyed")
+            enc["primary_destroyed"] = True
+            victim = enc["card"]
+        else:
+            wanted = g.card(e, "target_card") if e.get("target_card") is not None else (enc["friends"] or [None])[0]
+            if wanted not in enc["friends"]:
+                raise IllegalEvent("no such friend enemy on the battlefield")
+            enc["friends"].remove(wanted)
+            victim = wanted
+        g.to_exile(card, victim)
+        g.say(f"{g.name(p)} plays the scroll {pretty(card)}: the enemy {pretty(victim)} is destroyed and exiled.")
+        return
+    q = g.player(e, "target")
+    theirs = [c for c in enc["commits"] if c["player"] == q and c["card"] is not None]
+    if e.get("target_card") is not None:
+        wanted = g.card(e, "target_card")
+        theirs = [c for c in theirs if c["card"] == wanted]
+    if not theirs:
+        raise IllegalEvent(f"{g.name(q)} has no face-up committed mercenary to destroy")
+    victim = theirs[-1]
+    g.take_from_hand(p, card)
+    enc["commits"].remove(victim)
+    g.to_exile(card, victim["card"])
+    note = ""
+    if g.work["phase"] == "prize" and q in enc["contenders"]:
+        enc["contenders"].remove(q)
+        note = f"; {g.name(q)} is out of this contest"
+    g.say(f"{g.name(p)} plays the scroll {pretty(card)}: {g.name(q)}'s {pretty(victim['card'])} is destroyed and exiled{note}.")
+
+
+def _mage_switch(g: _Game, e: Mapping[str, Any]) -> None:
+    _need_phase(g, "fight")
+    _no_hand_trap(g)
+    enc = g.enc
+    p = g.active_player(e)
+    if g.players[p]["guild"] != "D":
+        raise IllegalEvent(f"{g.name(p)} is not a Mage")
+    enemies = ([] if enc["primary_destroyed"] else [enc["card"]]) + enc["friends"]
+    if not any(suit(c) == "D" for c in enemies):
+        raise IllegalEvent("the Mages' switch needs a blue (♦) enemy")
+    mine = [c for c in enc["commits"] if c["player"] == p and c["side"] == "players" and c["card"]
+            and suit(c["card"]) == "D"]
+    if not mine:
+        raise IllegalEvent(f"{g.name(p)} has no face-up blue (♦) mercenary committed")
+    mine[0]["side"] = "enemy"
+    power, text = _enemy_power(g)
+    g.say(f"{g.name(p)} (Mages) moves {pretty(mine[0]['card'])} to the enemy's side: the enemy now has {power} ({text}).")
+
+
+def _thief_swap(g: _Game, e: Mapping[str, Any]) -> None:
+    _need_phase(g, "prize")
+    _no_hand_trap(g)
+    enc = g.enc
+    p = g.active_player(e)
+    if enc["kind"] != SCROLL or enc["card_gone"]:
+        raise IllegalEvent("the Thieves' swap needs a revealed scroll")
+    if not enc["negotiable"]:
+        raise IllegalEvent("the Thieves' swap comes when the scroll is revealed, before the contest")
+    if g.players[p]["guild"] != "C":
+        raise IllegalEvent(f"{g.name(p)} is not a Thief")
+    card = g.card(e)
+    if kind(card) != MERCENARY or suit(card) != "C":
+        raise IllegalEvent(f"{pretty(card)} is not a yellow (♣) mercenary")
+    if g.hand_fully_known(p):
+        best = max((power(c) for c in g.players[p]["known"] if kind(c) == MERCENARY and suit(c) == "C"), default=0)
+        if level(card) != best:
+            raise IllegalEvent(f"the swap gives the highest yellow mercenary in hand (level {best})")
+    g.take_from_hand(p, card)
+    scroll = enc["card"]
+    enc["card_gone"] = True
+    g.to_hand(p, scroll)
+    if g.options.thief_swap_card == "dungeon_bottom":
+        g.to_dungeon_bottom(card)
+        where = "goes under the dungeon"
+    else:
+        g.to_exile(card)
+        where = "is exiled"
+    g.record(winner=p, how="thief_swap", outcome=f"{g.name(p)} swapped {card} for the scroll")
+    g.say(f"{g.name(p)} (Thieves) swaps {pretty(card)} for the scroll {pretty(scroll)}, which goes to hand; "
+          f"{pretty(card)} {where}.")
+    _end_encounter(g)
+
+
+def _assign(g: _Game, e: Mapping[str, Any]) -> None:
+    _need_phase(g, "prize")
+    _no_hand_trap(g)
+    enc = g.enc
+    if not enc["negotiable"]:
+        raise IllegalEvent("the negotiation is over: the contest has started")
+    p = g.active_player(e)
+    g.say(f"Agreed: {_award_prize(g, p, enc['card'])}.")
+    g.record(winner=p, how="agreement", outcome=f"{g.name(p)} takes it by agreement")
+    enc["card_gone"] = True
+    _end_encounter(g)

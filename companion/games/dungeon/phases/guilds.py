@@ -1,0 +1,140 @@
+"""Phase ``guilds`` (and ``redeal_four``): joining guilds, redealing a tied suit, the four-card redeal.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Mapping
+
+from companion.games.base import IllegalEvent
+from companion.games.dungeon import rules
+from companion.games.dungeon.rules import (GUILD_NAMES, suit)
+from companion.games.dungeon.game import _Game, _need_phase
+
+
+def _best_suits(g: _Game, p: int) -> list[str]:
+    counts = Counter(suit(c) for c in g.players[p]["known"] if suit(c) is not None)
+    if not counts:
+        return list(GUILD_NAMES)
+    top = max(counts.values())
+    return [s for s in ("S", "D", "C", "H") if counts[s] == top]
+
+
+def _forced_same(g: _Game) -> str | None:
+    """The guild every player can only join, when that is the case (then the 4-card redeal is due)."""
+    if any(player["guild"] for player in g.players) or not all(g.hand_fully_known(p) for p in range(len(g.players))):
+        return None
+    bests = [_best_suits(g, p) for p in range(len(g.players))]
+    if all(len(b) == 1 for b in bests) and len({b[0] for b in bests}) == 1:
+        return bests[0][0]
+    return None
+
+
+def _choose_guild(g: _Game, e: Mapping[str, Any]) -> None:
+    _need_phase(g, "guilds")
+    p = g.player(e)
+    if g.players[p]["guild"]:
+        raise IllegalEvent(f"{g.name(p)} already joined the {GUILD_NAMES[g.players[p]['guild']]}")
+    try:
+        guild = rules.guild_code(e.get("guild"))
+    except ValueError as error:
+        raise IllegalEvent(str(error)) from None
+    forced = _forced_same(g)
+    if forced:
+        raise IllegalEvent(f"every player can only join the {GUILD_NAMES[forced]}: each puts 4 cards at the bottom "
+                           "of the dungeon and draws 4 (redeal_four)")
+    if g.hand_fully_known(p):
+        best = _best_suits(g, p)
+        if guild not in best:
+            raise IllegalEvent(f"{g.name(p)} holds most {' / '.join(best)} cards, so cannot join the {GUILD_NAMES[guild]}")
+    if g.options.exclusive_guilds and any(pl["guild"] == guild for pl in g.players):
+        raise IllegalEvent(f"the {GUILD_NAMES[guild]} already have a member (exclusive_guilds)")
+    g.players[p]["guild"] = guild
+    g.say(f"{g.name(p)} joins the {GUILD_NAMES[guild]}.")
+    if all(player["guild"] for player in g.players):
+        g.work["phase"] = "reveal"
+        g.work["turn"] = 0
+        g.say(f"Every player has a guild; {g.name(0)} reveals the first dungeon card.")
+
+
+def _put_under(g: _Game, p: int, e: Mapping[str, Any], cards: list[str] | None, count: int) -> None:
+    if cards is not None:
+        for card in cards:
+            g.take_from_hand(p, card)
+        for card in cards:
+            g.to_dungeon_bottom(card)
+    else:
+        if g.dungeon_fully_known():
+            raise IllegalEvent("the dungeon's order is known: name the cards put at its bottom ('cards')")
+        if g.unknown_part(p) < count:
+            g.forget_hand(p)
+        if g.players[p]["hand_count"] < count:
+            raise IllegalEvent(f"{g.name(p)} has only {g.players[p]['hand_count']} cards")
+        g.players[p]["hand_count"] -= count
+        g.work["dungeon_count"] += count
+    g.draw(p, count, e.get("drawn"))
+
+
+def _named_list(g: _Game, e: Mapping[str, Any], key: str = "cards") -> list[str] | None:
+    raw = e.get(key)
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not raw:
+        raise IllegalEvent(f"{key!r} must be a list of card codes")
+    cards = [g.card({"c": c}, "c") for c in raw]
+    if len(set(cards)) != len(cards):
+        raise IllegalEvent(f"{key!r} names a card twice")
+    return cards
+
+
+def _redeal_suit(g: _Game, e: Mapping[str, Any]) -> None:
+    _need_phase(g, "guilds")
+    p = g.player(e)
+    if g.players[p]["guild"]:
+        raise IllegalEvent(f"{g.name(p)} already joined a guild")
+    try:
+        chosen = rules.guild_code(e.get("suit"))
+    except ValueError as error:
+        raise IllegalEvent(str(error)) from None
+    cards = _named_list(g, e)
+    if g.hand_fully_known(p):
+        best = _best_suits(g, p)
+        if len(best) < 2 or chosen not in best:
+            raise IllegalEvent(f"{g.name(p)} may only redeal a suit tied for most; their most-held: {' / '.join(best)}")
+        held = [c for c in g.players[p]["known"] if suit(c) == chosen]
+        if cards is not None and sorted(cards) != sorted(held):
+            raise IllegalEvent(f"all {chosen} cards go under the dungeon: {', '.join(held)}")
+        cards = held
+    elif cards is None:
+        count = e.get("count")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise IllegalEvent("name the cards put under the dungeon ('cards') or give their 'count'")
+    if cards is not None and any(suit(c) != chosen for c in cards):
+        raise IllegalEvent(f"only {chosen} cards may be put under the dungeon in this redeal")
+    count = len(cards) if cards is not None else e["count"]
+    _put_under(g, p, e, cards, count)
+    g.say(f"{g.name(p)} puts {count} {chosen} card(s) under the dungeon, draws {count} and decides again.")
+
+
+def _redeal_four(g: _Game, e: Mapping[str, Any]) -> None:
+    if g.work["phase"] == "guilds":
+        known = all(g.hand_fully_known(p) for p in range(len(g.players)))
+        if any(player["guild"] for player in g.players) or (known and not _forced_same(g)):
+            raise IllegalEvent("the 4-card redeal happens only when every player could only join the same guild")
+        g.work["phase"] = "redeal_four"
+        g.work["guild_round"]["redealt"] = []
+    _need_phase(g, "redeal_four")
+    p = g.player(e)
+    if p in g.work["guild_round"]["redealt"]:
+        raise IllegalEvent(f"{g.name(p)} already put 4 cards under the dungeon")
+    cards = _named_list(g, e)
+    if cards is not None and len(cards) != 4:
+        raise IllegalEvent("exactly 4 cards go under the dungeon")
+    if cards is None and g.hand_fully_known(p):
+        raise IllegalEvent(f"name the 4 cards {g.name(p)} puts under the dungeon ('cards')")
+    _put_under(g, p, e, cards, 4)
+    g.work["guild_round"]["redealt"].append(p)
+    g.say(f"{g.name(p)} puts 4 cards under the dungeon and draws 4.")
+    if len(g.work["guild_round"]["redealt"]) == len(g.players):
+        g.work["phase"] = "guilds"
+        g.work["guild_round"]["redealt"] = []
+        g.say("Every player redealt 4 cards: all decide their guild again.")
