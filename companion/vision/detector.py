@@ -196,7 +196,7 @@ class Detector:
             raise ValueError(f"{manifest.classifier.path} takes {cshape}, models.json says imgsz {self.crop_size}")
 
     @classmethod
-    def load(cls, weights_dir: str | os.PathLike | None = None, backend: str = "onnxruntime",
+    def load(cls, weights_dir: str | os.PathLike | None = None, backend: str = "auto",
              threads: int = DEFAULT_THREADS, conf: float | None = None, iou: float | None = None,
              back_conf: float | None = None, tile: int | str | None = None) -> "Detector":
         """Load models.json and both networks; thresholds left None come from models.json (or the defaults)."""

@@ -5,11 +5,11 @@ moves over one part of it. :class:`IncrementalReader` wraps a :class:`~companion
 and, for each frame, compares it with what it last read (a small blurred grey copy, per region):
 
 * nothing changed: the last frame's cards come back as they were (no network runs at all);
-* something changed: the detector runs only on the closer-look windows the change touches; the
-  other windows' boxes are kept; the whole-frame pass (which finds the face-down cards) runs on
-  every third changed frame and on the first still frame after a change;
-* an index box whose pixels did not change and that lies where an index was read before keeps
-  that reading: only new or changed indices go to the classifier, in one batch;
+* something changed: the whole-frame pass (which finds the face-down cards) runs, and the
+  closer-look windows the change touches; the other windows' boxes are kept;
+* an index box whose pixels did not change and that lies where an index was read the same, surely,
+  three times in a row keeps that reading: new, changed and unsettled indices go to the
+  classifier, in one batch;
 * a low-rate recheck re-reads one region in full every few frames, round-robin, so nothing kept
   stays wrong for long (a slow change of light under the change threshold, say).
 
@@ -49,14 +49,25 @@ SAME_BOX_IOU = 0.7
 # the mean cost of a still 30-card frame 27 ms on loaded cores, three times its median).
 RECHECK_EVERY_FRAMES = 8
 # While the table keeps changing, the whole-frame pass (its face-down cards, the windows' size) runs
-# on every this-many changed frames, and on the first still frame after a change: a back under a
-# moving hand is hidden anyway, and a still frame reads exactly as in full.
-WHOLE_PASS_EVERY_CHANGED = 3
-# Only a sure reading is kept (the classifier's own confidence; on the demo tables a clear index
-# reads at 0.95-0.999). Its confidence moves with the box by a pixel or two (a pass over a window
-# that changed elsewhere): a reading that is not sure is read again, as reading every frame would,
-# or one unlucky low sample would stand for every later frame.
+# on every this-many changed frames, and on the first still frame after a change. Every third saved
+# 15 % of the passes on the Dungeon demo, but on the Chosen demo two chips carried to the vault
+# together then swapped faces: telling look-alike backs apart needs them seen as they move.
+WHOLE_PASS_EVERY_CHANGED = 1
+# Only a settled reading is kept: the classifier read the index the same this many times in a
+# row, the last time surely (its own confidence; a clear index of the demo tables reads at
+# 0.95-0.999). Anything else is read again on every frame that changes, as reading every frame
+# would: on the Kingdoms demo the classifier read one 6H corner (10 x 20 px) as 4H at 0.994 and
+# then as 6H at 0.994 from pixels a little video noise apart, and keeping the one 4H made the card
+# a 4H for 4 s (a full reading of every frame flickers between the two and the tracker's vote
+# keeps the 6H).
+SETTLED_AFTER_READINGS = 3
 KEEP_ABOVE_CONFIDENCE = 0.9
+
+
+def settled_reading(reading: IndexReading, history: tuple) -> bool:
+    """Whether an index may keep its reading while its pixels stay as they were."""
+    return (reading.code is not None and reading.class_confidence >= KEEP_ABOVE_CONFIDENCE
+            and len(history) >= SETTLED_AFTER_READINGS and all(code == reading.code for code in history))
 
 
 @dataclass
@@ -98,6 +109,7 @@ class IncrementalReader:
         self._windows: dict[tuple[int, int], RawBoxes] = {}
         self._window_size: int | None = None
         self._readings: list[IndexReading] = []
+        self._histories: list[tuple] = []   # per reading: the codes its place was read as, latest last
         self._backs: list = []
         self._cards: Detections | None = None
         self._recheck_turn = 0
@@ -162,7 +174,7 @@ class IncrementalReader:
         if work.changed:
             self._changed_frames += 1
         if (first or recheck == "whole" or self._whole is None or (self._whole_behind and not work.changed)
-                or (work.changed and self._changed_frames % WHOLE_PASS_EVERY_CHANGED == 1)):
+                or (work.changed and (self._changed_frames - 1) % WHOLE_PASS_EVERY_CHANGED == 0)):
             self._whole = detector._detect_window(frame, 0, 0)
             self._whole_behind = False
             work.passes += 1
@@ -199,20 +211,24 @@ class IncrementalReader:
         boxes, scores = raw.boxes[index_mask], raw.scores[index_mask]
         previous = np.array([r.box for r in self._readings], np.float32).reshape(-1, 4)
         kept: dict[int, IndexReading] = {}
+        earlier: dict[int, tuple] = {}   # index n → the codes read at its place before
         expand = detector.manifest.crop_expand
         for n, box in enumerate(boxes):
             if not len(previous):
                 break
+            overlaps = _iou(box, previous)
+            best = int(overlaps.argmax())
+            if overlaps[best] < SAME_BOX_IOU:
+                continue   # a new index
+            earlier[n] = self._histories[best]
             if recheck is not None and (recheck == "whole" if size is None else
                                         recheck != "whole" and self._in_window(box, recheck, size)):
                 continue   # the region being rechecked is read in full
             w, h = box[2] - box[0], box[3] - box[1]
             if self._changed_in(changed, box[0] - expand * w, box[1] - expand * h, box[2] + expand * w, box[3] + expand * h):
                 continue
-            overlaps = _iou(box, previous)
-            best = int(overlaps.argmax())
             old = self._readings[best]
-            if overlaps[best] >= SAME_BOX_IOU and old.code is not None and old.class_confidence >= KEEP_ABOVE_CONFIDENCE:
+            if settled_reading(old, earlier[n]):
                 kept[n] = IndexReading(tuple(float(v) for v in box), float(scores[n]), old.code, old.class_confidence, old.rotation)
         to_read = [n for n in range(len(boxes)) if n not in kept]
         read = detector.classify_boxes(frame, boxes[to_read]) if to_read else []
@@ -220,6 +236,8 @@ class IncrementalReader:
                  for n, (code, confidence, rotation) in zip(to_read, read)}
         work.classified, work.kept = len(to_read), len(kept)
         self._readings = [kept[n] if n in kept else fresh[n] for n in range(len(boxes))]
+        self._histories = [earlier.get(n, ()) if n in kept else (earlier.get(n, ()) + (fresh[n].code,))[-SETTLED_AFTER_READINGS:]
+                           for n in range(len(boxes))]
         back_mask = (raw.classes == 1) & visible
         self._backs = [(tuple(float(v) for v in box), float(score)) for box, score in zip(raw.boxes[back_mask], raw.scores[back_mask])]
         self._cards = group_cards(self._readings, self._backs, shape, index_px=self.index_px)

@@ -1,7 +1,8 @@
 """Loading the two exported models (``models.json`` + ONNX files) behind a small backend interface.
 
 Two interchangeable backends read the same ``.onnx`` files: ONNX Runtime (the default, a runtime
-dependency) and OpenVINO (optional: ``pip install openvino``). Neither needs torch or ultralytics.
+dependency, the faster on the table laptop) and OpenVINO (optional: ``pip install openvino``, the
+fallback; ``backend="auto"`` picks the faster installed). Neither needs torch or ultralytics.
 """
 from __future__ import annotations
 
@@ -239,7 +240,10 @@ class OpenVinoModel(Model):
         except ImportError:
             raise ValueError("the openvino backend needs the openvino package: pip install openvino") from None
         core = ov.Core()
-        config = {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY"}
+        # f32 as exported: on a CPU with bf16 (this project's AVX-512 EPYC) OpenVINO otherwise
+        # computes in bf16 by default, and its scores came out up to 0.012 apart from ONNX
+        # Runtime's, boxes rounded to whole pixels, a different closer look chosen.
+        config = {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY", "INFERENCE_PRECISION_HINT": "f32"}
         self.batchable = False
         model = core.read_model(str(path))
         self.input_shape = tuple(int(d) for d in model.inputs[0].get_shape())
@@ -279,15 +283,33 @@ class OpenVinoModel(Model):
             return np.array(self._request.infer({0: batch})[0])
 
 
+# "auto" takes the first of these that is installed: the faster first. Measured side by side on
+# the 2-core laptop (AMD EPYC, AVX-512; `python benchmarks/run.py detect`, docs/table.md): the same
+# detector pass, but ONNX Runtime's whole path is faster (its batched classifier), so it leads and
+# OpenVINO is the fallback where ONNX Runtime does not install.
+BACKENDS_FASTEST_FIRST = ("onnxruntime", "openvino")
+
+
 def available_backends() -> list[str]:
-    found = ["onnxruntime"]
-    if importlib.util.find_spec("openvino") is not None:
-        found.append("openvino")
-    return found
+    """The installed backends, the faster first."""
+    return [name for name in BACKENDS_FASTEST_FIRST if importlib.util.find_spec(name) is not None]
 
 
-def load_model(path: Path, backend: str = "onnxruntime", threads: int = DEFAULT_THREADS,
+def resolve_backend(backend: str) -> str:
+    """``"auto"`` → the fastest installed backend; any other name is checked and returned."""
+    if backend == "auto":
+        found = available_backends()
+        if not found:
+            raise ValueError("no inference backend is installed: pip install onnxruntime (or openvino)")
+        return found[0]
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)} or auto")
+    return backend
+
+
+def load_model(path: Path, backend: str = "auto", threads: int = DEFAULT_THREADS,
                allow_batching: bool = False) -> Model:
+    backend = resolve_backend(backend)
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
     if not Path(path).is_file():
