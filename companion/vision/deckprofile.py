@@ -279,6 +279,14 @@ class LearnResult:
     def unsure(self) -> list[tuple[int, LearnedCard]]:
         return [(k, c) for k, c in enumerate(self.cards) if not c.sure]
 
+    def asked(self) -> list[tuple[int, LearnedCard]]:
+        """The unsure cards that keep the deck from being saved: their code is placed surely nowhere
+        (or they were not placed at all while some code is still missing)."""
+        if not self.problems:
+            return []
+        surely = {c.code for c in self.cards if c.sure and c.code}
+        return [(k, c) for k, c in self.unsure() if c.code not in surely]
+
     def to_json(self) -> dict:
         return {"name": self.name, "photos": self.photos, "complete": self.complete, "problems": self.problems,
                 "seconds": round(self.seconds, 2), "cards": [c.to_json() for c in self.cards]}
@@ -500,23 +508,22 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
             cards[k].sure = bool(cards[k].code is not None and margins[local] >= SURE_MARGIN)
             if k in corrections:
                 cards[k].sure = True
-        present = {cards[k].code for k in group if cards[k].code}
-        missing = [c for c in STANDARD_CODES if c not in present]
-        if missing:
-            problems.append(f"{label}: not found: {' '.join(missing)} (photograph the whole deck, each card's corner "
-                            "index visible; or, with --parts, add a photo of the missing cards)")
-        held_surely = {cards[k].code for k in group if cards[k].sure}
-        # an unsure reading of a code another card holds surely is at most that card's other corner:
-        # it teaches nothing (it is left out of the prototypes) and needs no answer
-        unsure = [k for k in group if cards[k].code and not cards[k].sure and cards[k].code not in held_surely]
+    # Each photo of a whole deck (or the photos together, with parts) must account for every card;
+    # with several whole-deck photos a card placed surely in one of them is learned, so what one
+    # photo missed or was unsure of only blocks when no photo placed it surely.
+    surely = {card.code for card in cards if card.code and card.sure}
+    missing = [c for c in STANDARD_CODES if c not in surely]
+    if missing:
+        unsure = [k for k, card in enumerate(cards) if card.code in missing and not card.sure]
+        found = {cards[k].code for k in unsure}
+        not_found = [c for c in missing if c not in found]
+        if not_found:
+            problems.append(f"not found: {' '.join(not_found)} (photograph the whole deck, each card's corner index "
+                            "visible; or, with --parts, add a photo of the missing cards)")
         if unsure:
-            problems.append(f"{label}: not sure of {len(unsure)} cards: " + ", ".join(
+            problems.append(f"not sure of {len(unsure)} cards: " + ", ".join(
                 f"#{k} read {cards[k].code}?" for k in unsure[:12]) + (" …" if len(unsure) > 12 else "")
                 + " (name them with --set NUMBER=CODE, or add another photo)")
-        unplaced = [k for k in group if cards[k].code is None]
-        if unplaced and not missing:
-            # a whole deck placed and something left over: a stray box, not a card of the deck
-            pass
     codes, embeddings = [], []
     for k, card in enumerate(cards):
         if not (card.code and card.sure):
