@@ -27,7 +27,7 @@ def _name_unsure(result, truth_by_photo, named: dict[int, str]) -> dict[int, str
     """What a player would answer: each card it asked about, named from the spread's truth (the top index
     within 30 px of the card's first box corner); a box that is no card's top index is left unnamed."""
     asked = {}
-    for number, card in result.unsure():
+    for number, card in result.asked():
         if number in named:
             continue
         taken = {code for k, code in {**named, **asked}.items() if result.cards[k].photo == card.photo}

@@ -156,7 +156,10 @@ def test_scene(deck: ArtDeck, seed: int, fractions) -> tuple[np.ndarray, list[tu
         covers = [(m, width, h) for _, _, m in drawn[n + 1:]]
         outline = (card_map @ np.array([[0, 0, 1], [width, 0, 1], [width, h, 1], [0, h, 1]], float).T).T[:, :2]
         if not face_up:
-            if not _covered(outline.mean(0), covers):
+            # a face-down card is on the table while its middle or the strip along its top shows
+            # (a solitaire cascade's covered cards): the game counts it, so the detector should
+            strip = card_map @ np.array([width / 2, 0.12 * h, 1.0])
+            if not _covered(outline.mean(0), covers) or not _covered(strip[:2], covers):
                 lo, hi = outline.min(0), outline.max(0)
                 labels.append(("BACK", (*lo, *hi)))
             continue

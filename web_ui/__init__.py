@@ -67,6 +67,7 @@ def create_app(config: Any = None) -> Flask:
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(camera.bp)
+    app.register_blueprint(__import__("web_ui.decks", fromlist=["bp"]).bp)   # "teach your deck" (web_ui/decks.py)
 
     @app.after_request
     def security_headers(response):

@@ -106,7 +106,7 @@ def learn_command(args) -> int:
     if args.json:
         print(json.dumps(result.to_json(), indent=1))
     else:
-        for number, card in result.unsure():
+        for number, card in result.asked():
             where = f"{result.photos[card.photo]} at ({card.box[0]:.0f}, {card.box[1]:.0f})"
             print(f"  #{number}: {where}: {'read ' + card.code + '?' if card.code else 'not placed'} "
                   f"(classifier: {', '.join(card.guesses)})")

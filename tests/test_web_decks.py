@@ -1,0 +1,97 @@
+"""The phone's "teach your deck" flow (web_ui/decks.py): upload, see every card labelled, correct, save."""
+from __future__ import annotations
+
+import io
+import re
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.synthetic.deck import card_mask, render_card
+from companion.vision.deckprofile import DECK_CODES, DeckStore
+from web_ui import create_app
+
+COLUMNS, CARD_W, CARD_H, GAP = 11, 100, 140, 14
+
+
+def _spread(codes, style_seed=1):
+    """The drawn deck's design 1 dealt face up in rows on a green table, every card whole."""
+    rows = -(-len(codes) // COLUMNS)
+    table = np.full((rows * (CARD_H + GAP) + 40, COLUMNS * (CARD_W + GAP) + 40, 3), (60, 110, 50), np.uint8)
+    mask = card_mask(CARD_W, CARD_H) > 0
+    truth = []
+    for n, code in enumerate(codes):
+        row, column = divmod(n, COLUMNS)
+        x, y = 20 + column * (CARD_W + GAP), 20 + row * (CARD_H + GAP)
+        table[y:y + CARD_H, x:x + CARD_W][mask] = render_card(code, CARD_W, CARD_H, style_seed=style_seed)[mask]
+        truth.append((code, x, y))
+    return table, truth
+
+
+def _jpeg(image) -> bytes:
+    return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    return create_app({"TESTING": True, "DATA_DIR": str(tmp_path_factory.mktemp("tables"))})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def test_the_page_ships_its_script_as_a_file_and_no_inline_code(client):
+    page = client.get("/decks/teach").get_data(as_text=True)
+    assert 'src="/static/teach_deck.js"' in page and 'id="deck-photos"' in page and 'capture="environment"' in page
+    assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", page) and "onclick" not in page
+    assert client.get("/static/teach_deck.js").status_code == 200
+
+
+def test_a_deck_photo_is_labelled_corrected_and_saved(client, app):
+    image, truth = _spread(list(DECK_CODES))
+    response = client.post("/api/decks/drafts", data={"name": "kitchen", "photos": [(io.BytesIO(_jpeg(image)), "deal.jpg")]},
+                           content_type="multipart/form-data")
+    assert response.status_code == 200, response.get_json()
+    result = response.get_json()
+    assert result["photos"] == ["deal.jpg"] and result["photo_sizes"] == [[image.shape[1], image.shape[0]]]
+    assert len(result["cards"]) >= 52
+    # the player names each card it was unsure of (or could not place), as the page's tap does
+    corrections = {}
+    for number, card in enumerate(result["cards"]):
+        if not card["sure"]:
+            x1, y1, x2, y2 = card["box"]
+            cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+            under = [code for code, x, y in truth if x <= cx <= x + CARD_W and y <= cy <= y + CARD_H]
+            if under and under[0].lower() not in corrections.values():
+                corrections[str(number)] = under[0].lower()
+    placed = [card["code"] for card in result["cards"] if card["sure"]]
+    assert len(set(placed)) >= 40          # a card may show two corners read apart: one code, two readings
+    assert client.get(f"/api/decks/drafts/{result['draft']}/photo/0").mimetype == "image/jpeg"
+    saved = client.post(f"/api/decks/drafts/{result['draft']}/save", json={"corrections": corrections})
+    assert saved.status_code == 200, saved.get_json()
+    assert saved.get_json()["saved"] is True
+    assert DeckStore(app.config["DATA_DIR"]).names() == ["kitchen"]
+    assert {"name": "kitchen", "cards": 54} in client.get("/api/decks").get_json()["decks"]
+    assert "kitchen" in client.get("/decks/teach").get_data(as_text=True)
+
+
+def test_bad_uploads_are_refused_and_nothing_is_saved(client, app):
+    image, _ = _spread(["7H", "QS", "10D"])
+    post = lambda name, files: client.post("/api/decks/drafts", content_type="multipart/form-data",
+                                           data={"name": name, "photos": files})
+    response = post("broken", [(io.BytesIO(b"not an image"), "x.jpg")])
+    assert response.status_code == 400 and "x.jpg" in response.get_json()["error"]
+    assert post("../up", [(io.BytesIO(_jpeg(image)), "a.jpg")]).status_code == 400
+    assert client.post("/api/decks/drafts", data={"name": "empty"}, content_type="multipart/form-data").status_code == 400
+    part = post("part", [(io.BytesIO(_jpeg(image)), "a.jpg")])
+    assert part.status_code == 200
+    assert any("not found" in p for p in part.get_json()["problems"])
+    refused = client.post(f"/api/decks/drafts/{part.get_json()['draft']}/save", json={"corrections": {"0": "ZZ"}})
+    assert refused.status_code == 400 and "not a card code" in refused.get_json()["error"]
+    refused = client.post(f"/api/decks/drafts/{part.get_json()['draft']}/save", json={})
+    assert refused.status_code == 422 and refused.get_json()["saved"] is False
+    assert "part" not in DeckStore(app.config["DATA_DIR"]).names()
+    assert client.post("/api/decks/drafts/nosuch/save", json={}).status_code == 404

@@ -1,0 +1,107 @@
+// "Teach your deck": upload photos, show every card the companion labelled, tap a label to correct it, save.
+// No inline script: everything the page does is here (a Content-Security-Policy can forbid inline code).
+(function () {
+  "use strict";
+  const root = document.getElementById("teach-deck");
+  if (!root) return;
+  const form = document.getElementById("teach-form");
+  const status = document.getElementById("teach-status");
+  const problems = document.getElementById("teach-problems");
+  const photos = document.getElementById("teach-photos");
+  const hint = document.getElementById("teach-hint");
+  const saveButton = document.getElementById("save-button");
+  const codePattern = /^(10|[2-9AJQK])[SHDC]$|^(BJ|SJ)$/;
+  let draft = null;
+  let corrections = {};
+
+  function say(text) { status.textContent = text; }
+
+  function showProblems(list) {
+    problems.replaceChildren(...(list || []).map(function (text) {
+      const item = document.createElement("li");
+      item.textContent = text;
+      return item;
+    }));
+  }
+
+  function labelText(card, number) {
+    const code = corrections[number] || card.code || "?";
+    return "#" + number + " " + code + (card.sure || corrections[number] ? "" : " ?");
+  }
+
+  function show(result) {
+    photos.replaceChildren();
+    result.photos.forEach(function (name, photoIndex) {
+      const [width, height] = result.photo_sizes[photoIndex];
+      const figure = document.createElement("figure");
+      figure.className = "deck-photo";
+      const frame = document.createElement("div");
+      frame.className = "deck-photo-frame";
+      const image = document.createElement("img");
+      image.src = root.dataset.draftsUrl + "/" + draft + "/photo/" + photoIndex;
+      image.alt = name;
+      frame.appendChild(image);
+      result.cards.forEach(function (card, number) {
+        if (card.photo !== photoIndex) return;
+        const label = document.createElement("button");
+        label.type = "button";
+        label.className = "card-label" + (card.sure ? "" : " unsure");
+        label.style.left = (100 * card.box[0] / width) + "%";
+        label.style.top = (100 * card.box[1] / height) + "%";
+        label.textContent = labelText(card, number);
+        label.title = "tap to name this card (the classifier thought: " + card.guesses.join(", ") + ")";
+        label.addEventListener("click", function () {
+          const answer = window.prompt("Which card is #" + number + "? (e.g. 10H, QS, BJ; empty to undo)",
+                                       corrections[number] || card.code || "");
+          if (answer === null) return;
+          const code = answer.trim().toUpperCase();
+          if (!code) { delete corrections[number]; }
+          else if (!codePattern.test(code)) { say(code + " is not a card code (e.g. AS, 10H, QD, BJ)"); return; }
+          else { corrections[number] = code; label.classList.remove("unsure"); }
+          label.textContent = labelText(card, number);
+        });
+        frame.appendChild(label);
+      });
+      const caption = document.createElement("figcaption");
+      caption.textContent = name;
+      figure.append(frame, caption);
+      photos.appendChild(figure);
+    });
+    hint.hidden = false;
+    saveButton.hidden = false;
+  }
+
+  form.addEventListener("submit", async function (event) {
+    event.preventDefault();
+    say("Reading the cards…");
+    corrections = {};
+    const response = await fetch(root.dataset.draftsUrl, { method: "POST", body: new FormData(form) });
+    const result = await response.json();
+    if (!response.ok) { say(result.error || "that did not work"); return; }
+    draft = result.draft;
+    say(result.cards.length + " cards found" + (result.complete ? ": every card placed surely." : ""));
+    showProblems(result.problems);
+    show(result);
+  });
+
+  saveButton.addEventListener("click", async function () {
+    if (!draft) return;
+    say("Learning the deck…");
+    const response = await fetch(root.dataset.draftsUrl + "/" + draft + "/save", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ corrections: corrections })
+    });
+    const result = await response.json();
+    if (response.ok && result.saved) {
+      say("Saved the deck " + result.name + ". A table can now read with it.");
+      showProblems([]);
+      saveButton.hidden = true;
+      const item = document.createElement("li");
+      item.textContent = result.name;
+      document.getElementById("deck-list").appendChild(item);
+      return;
+    }
+    say(result.error || "Not saved yet: see what is missing below.");
+    if (result.problems) { showProblems(result.problems); show(result); }
+  });
+})();
