@@ -153,7 +153,7 @@ class Watcher:
 
     async def run(self) -> None:
         try:
-            reader, writer = await asyncio.open_connection(HOST, self.port)
+            reader, writer = await asyncio.open_connection(HOST, self.port, limit=1 << 22)  # a snapshot is one long line
             writer.write(f"GET /api/tables/{self.table_id}/stream HTTP/1.1\r\nHost: {HOST}:{self.port}\r\n\r\n".encode())
             await writer.drain()
             while (await reader.readline()) not in (b"\r\n", b""):
@@ -180,10 +180,10 @@ class Watcher:
                 elif line == b"" and event is not None:
                     self._take(event, current, data)
                     event = data = None
-        except (OSError, asyncio.IncompleteReadError) as error:
-            self.errors.append(repr(error))
         except asyncio.CancelledError:
             pass
+        except Exception as error:  # noqa: BLE001 - whatever stops a phone is reported, never silent
+            self.errors.append(repr(error))
 
     def _take(self, event: bytes, seq: int, data: bytes) -> None:
         if event == b"snapshot":
@@ -201,6 +201,11 @@ class Watcher:
 
     def in_order_from(self, first: int, last: int) -> bool:
         return self.ids == list(range(first, last + 1))
+
+    def problem(self, first: int, last: int) -> str:
+        """What went wrong, for the report: the first id out of place, how many arrived, any error."""
+        gap = next((f"at {i}: {got} not {want}" for i, (got, want) in enumerate(zip(self.ids, range(first, last + 1))) if got != want), "")
+        return f"{self.table_id}: {len(self.ids)} of {last - first + 1} ids {gap} snapshots={self.snapshots} errors={self.errors[:2]}"
 
 
 async def new_table(port: int) -> dict:
@@ -313,6 +318,8 @@ async def soak_test(args, server: Server) -> dict:
             "rss_mb_at_warmup": round(after_warmup[0], 1), "rss_mb_max_after_warmup": round(max(after_warmup), 1),
             "rss_growth_mb": round(growth, 1), "phones_with_every_change_in_order": complete, "phones": phones_total,
             "sampled_states_rebuilt_exactly": rebuilt,
+            "problems": [w.problem(0, made[tid]) for tid, ws in phones.items() for w in ws if not w.in_order_from(0, made[tid])][:5],
+            "rss_mb_every_30s": [round(rss, 1) for at, rss in samples[::6]],
             "met": growth <= 50 and complete == phones_total and not failures and rebuilt}
 
 

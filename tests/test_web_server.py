@@ -83,6 +83,12 @@ def test_a_slow_body_times_out_and_an_oversized_one_is_refused_unread(tmp_path, 
 def test_stream_errors_answer_json_with_the_security_headers(tmp_path):
     with running_server(tmp_path) as (base, _):
         _, table = request(base, "POST", "/api/tables", KINGDOMS)
+        for method in ("HEAD", "POST"):  # neither may hold one of the few request threads for a stream's life
+            connection = raw_connection(base)
+            connection.sendall(f"{method} /api/tables/{table['id']}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n".encode())
+            answer = read_all(connection)
+            assert answer.startswith(b"HTTP/1.1 405") and b"allow: GET" in answer.lower().replace(b"allow: get", b"allow: GET")
+            connection.close()
         assert request(base, "GET", "/api/tables/NOPE22/stream")[0] == 404
         status, body = request(base, "GET", f"/api/tables/{table['id']}/stream", headers={"Last-Event-ID": "x"})
         assert status == 400 and "change number" in body["error"]

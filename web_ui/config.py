@@ -20,10 +20,10 @@ class Config:
     # A table setup or an event is small: anything bigger is a mistake or an attack.
     MAX_JSON_BYTES = 64 * 1024
     # Server-sent events: a comment every few seconds keeps proxies and phones from closing an idle
-    # stream; each stream ends after a while so a server thread is never held forever (the browser
-    # reconnects at once with Last-Event-ID and misses nothing).
+    # stream (and lets the kernel notice a phone that vanished); each stream ends after an hour all the
+    # same (the browser reconnects at once with Last-Event-ID and misses nothing).
     SSE_KEEPALIVE_SECONDS = 15.0
-    SSE_MAX_SECONDS = 300.0
+    SSE_MAX_SECONDS = 3600.0
     SSE_RETRY_MS = 1000
     # Base of join links and QR codes, e.g. "http://192.168.1.20:8000/"; None: the request's own host.
     PUBLIC_URL: str | None = None

@@ -32,7 +32,8 @@ MAX_REVISION_DIGITS = 12
 SEND_TIMEOUT_SECONDS = 15.0
 # Formatted change messages kept for the streams of all tables (each is sent to every watcher of its
 # table: formatting it once saves 499 json.dumps calls with 500 watchers).
-MESSAGE_CACHE_SIZE = 4096
+# 512 messages (a few hundred kilobytes) cover every table's recent changes; an older one is formatted again.
+MESSAGE_CACHE_SIZE = 512
 STREAM_PATH = re.compile(r"^/api/tables/(?P<table_id>[^/]{1,40})/(?P<what>stream|camera\.mjpeg)$")
 
 
@@ -173,9 +174,9 @@ class LiveStreams:
         self.registry.listeners.append(lambda table, entry: self.wakeups.notify(("table", table.id)))
         self.camera.listeners.append(lambda table_id: self.wakeups.notify(("frame", table_id)))
         self.open_streams = 0
-        # What brings a phone from one revision to the table's current one, computed once for all the
-        # phones at that revision (after a change, all of a table's watchers are).
-        self._batches: dict[tuple[str, int | None], tuple[int, bytes, int]] = {}
+        # Per table, what brings a phone from one revision to the current one, computed once for all the
+        # phones at that revision (after a change, all of a table's watchers are): one entry per table.
+        self._batches: dict[str, tuple[int | None, int, bytes, int]] = {}
 
     async def __call__(self, scope, receive, send, match) -> None:
         self.wakeups.loop = asyncio.get_running_loop()
@@ -213,17 +214,14 @@ class LiveStreams:
             (b"content-type", content_type), (b"cache-control", b"no-store"), (b"x-accel-buffering", b"no")] + self.security_headers})
 
     def _catch_up(self, table: Table, after: int | None) -> tuple[bytes, int]:
-        key = (table.id, after)
-        cached = self._batches.get(key)
-        if cached is not None and cached[0] == table.seq:
-            return cached[1], cached[2]
-        if len(self._batches) > MESSAGE_CACHE_SIZE:
-            self._batches.clear()
+        cached = self._batches.get(table.id)
+        if cached is not None and after is not None and cached[0] == after and cached[1] == table.seq:
+            return cached[2], cached[3]
         seq = table.seq
         messages, last = catch_up(table, after)
         data = b"".join(messages)
-        if after is not None:  # a snapshot for a new phone is the current one: not worth keeping per revision
-            self._batches[key] = (seq, data, last)
+        if after is not None:  # a snapshot for a new phone is not worth keeping
+            self._batches[table.id] = (after, seq, data, last)
         return data, last
 
     async def _events(self, table: Table, after: int | None, receive, send) -> None:

@@ -91,15 +91,18 @@ class AsgiApp:
         if scope["type"] != "http":
             return
         match = live.STREAM_PATH.match(scope["path"])
-        if match is not None and scope["method"] == "GET":
-            return await self.streams(scope, receive, send, match)
+        if match is not None:
+            if scope["method"] == "GET":
+                return await self.streams(scope, receive, send, match)
+            # Not even HEAD goes to Flask: its stream route would hold a thread for the stream's lifetime.
+            return await self._error(send, 405, "a live stream is read with GET", [(b"allow", b"GET")])
         await self._buffered(scope, receive, send)
 
-    async def _error(self, send, status: int, message: str) -> None:
+    async def _error(self, send, status: int, message: str, extra: list | None = None) -> None:
         body = json.dumps({"error": message}).encode()
         await send({"type": "http.response.start", "status": status, "headers": [
             (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), (b"connection", b"close")]
-            + self.security_headers})
+            + (extra or []) + self.security_headers})
         await send({"type": "http.response.body", "body": body})
 
     async def _buffered(self, scope, receive, send) -> None:

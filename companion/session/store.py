@@ -86,6 +86,9 @@ class EventStore:
             present = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
             if column not in present:
                 self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        # A retried request finds the change its Idempotency-Key made without reading the whole journal.
+        self._db.execute("CREATE INDEX IF NOT EXISTS journal_request_key ON journal (table_id, request_key) "
+                         "WHERE request_key IS NOT NULL")
 
     def close(self) -> None:
         with self._lock:
@@ -119,6 +122,13 @@ class EventStore:
                 "SELECT seq, kind, event, source, at, request_key FROM journal WHERE table_id = ? ORDER BY seq", (table_id,)
             ).fetchall()
         return [JournalEntry(r[0], r[1], None if r[2] is None else json.loads(r[2]), r[3], r[4], r[5]) for r in rows]
+
+    def entry_for_key(self, table_id: str, key: str) -> JournalEntry | None:
+        """The change an Idempotency-Key made at this table, if any."""
+        with self._lock:
+            row = self._db.execute("SELECT seq, kind, event, source, at, request_key FROM journal "
+                                   "WHERE table_id = ? AND request_key = ?", (table_id, key)).fetchone()
+        return None if row is None else JournalEntry(row[0], row[1], None if row[2] is None else json.loads(row[2]), row[3], row[4], row[5])
 
     def _transaction(self):
         db = self._db

@@ -138,14 +138,17 @@ class Table:
     store: EventStore
     engine: Any
     clock: Callable[[], float] = time.time
-    journal: list[JournalEntry] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._changed = threading.Condition()
         self._active: list[_Active] = []
         self._redo: list[_Active] = []
-        self._keys: dict[str, JournalEntry] = {}
+        # Only the recent changes stay in memory (the journal is on disk, read back by ``journal``), so a
+        # table's memory does not grow with its length: 40 changes a second for 30 minutes once added
+        # about 36 MB of journal entries to the server.
+        self._seq = 0
+        self._recent: collections.deque[JournalEntry] = collections.deque(maxlen=PATCH_HISTORY + 1)
         self.state = self.engine.new_game(self.record.setup)
         self._view_cache: tuple[int, dict] | None = None
         self._last_snapshot: tuple[int, dict] | None = None
@@ -166,9 +169,14 @@ class Table:
 
     @property
     def seq(self) -> int:
-        return self.journal[-1].seq if self.journal else 0
+        return self._seq
 
     revision = seq
+
+    @property
+    def journal(self) -> list[JournalEntry]:
+        """Every change of this table, in order, as stored (read from the database)."""
+        return self.store.journal(self.id)
 
     def pin_matches(self, pin: str | None) -> bool:
         if not isinstance(pin, str) or len(pin) > 64:
@@ -249,7 +257,7 @@ class Table:
         """The change an earlier request with this idempotency key made (marked ``replayed``), if any."""
         if key is None:
             return None
-        done = self._keys.get(key)
+        done = self.store.entry_for_key(self.id, key)
         if done is None:
             return None
         if done.kind != kind or done.event != event:
@@ -265,9 +273,8 @@ class Table:
             self._last_snapshot = (self.seq, self._snapshot_unlocked())  # the view this change is a patch of
         entry = JournalEntry(self.seq + 1, kind, event, source, self.clock(), key)
         self.store.append(self.id, entry)  # raises before anything in memory changes
-        self.journal.append(entry)
-        if key is not None:
-            self._keys[key] = entry
+        self._seq = entry.seq
+        self._recent.append(entry)
         return entry
 
     def _published(self, entry: JournalEntry) -> None:
@@ -313,9 +320,8 @@ class Table:
             except (IllegalEvent, IndexError, *MALFORMED_ERRORS) as error:
                 # The rules changed under a stored game: keep the entry, say so, go on.
                 self.warnings.append(f"change {entry.seq} ({entry.kind}) no longer applies: {error}")
-            self.journal.append(entry)
-            if entry.key is not None:
-                self._keys[entry.key] = entry
+            self._seq = entry.seq
+            self._recent.append(entry)
 
     # -- reading ------------------------------------------------------------------------------
     def active_events(self) -> list[dict]:
@@ -363,7 +369,7 @@ class Table:
     def changes_since(self, after: int) -> tuple[list[JournalEntry], dict]:
         """The journal entries after ``after`` and the snapshot as of the last of them, read together."""
         with self._changed:
-            entries = [e for e in self.journal[max(after, 0):] if e.seq > after]
+            entries = [e for e in self.store.journal(self.id) if e.seq > after]
             return entries, self.snapshot()
 
     def patches_since(self, after: int) -> list[tuple[JournalEntry, list[dict]]] | None:
@@ -375,7 +381,8 @@ class Table:
             if not self._patches or self._patches[0][0] > after + 1 or self._patches[-1][0] != self.seq:
                 return None
             first = after + 1 - self._patches[0][0]
-            return [(self.journal[seq - 1], ops) for seq, ops in list(self._patches)[first:]]
+            oldest = self._recent[0].seq
+            return [(self._recent[seq - oldest], ops) for seq, ops in list(self._patches)[first:]]
 
     def wait_for_change(self, after: int, timeout: float) -> bool:
         """True when a change after ``after`` exists; False on timeout or when the table closes."""
