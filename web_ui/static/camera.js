@@ -19,11 +19,13 @@ window.Camera = (() => {
       const asked = questions.find((q) => q.status === "open" && q.track === t.track);
       const label = h("button.cam-label." + t.state, { type: "button", dataset: { track: t.track, state: t.state },
         "aria-label": (t.card ? Cards.name(t.card) : "unread card") + ", " + STATE_WORDS[t.state],
-        style: "left:" + (100 * t.pixel[0] / frame.width).toFixed(2) + "%;top:" + (100 * t.pixel[1] / frame.height).toFixed(2) + "%",
         onclick: () => {
           if (asked && window.Questions) { $("camera-dialog").close(); window.Questions.show(asked); }
           else $("camera-picked").textContent = (t.card ? Cards.name(t.card) : "An unread card") + ": " + STATE_WORDS[t.state] + (t.zone ? " in " + t.zone : "") + ".";
         } }, t.card === "BACK" ? "▒" : (t.card || "…"), t.state === "question" ? "?" : "");
+      // Through the CSSOM, not a style attribute: a strict Content-Security-Policy allows only the former.
+      label.style.left = (100 * t.pixel[0] / frame.width).toFixed(2) + "%";
+      label.style.top = (100 * t.pixel[1] / frame.height).toFixed(2) + "%";
       return label;
     });
     layer.replaceChildren(...nodes);
