@@ -32,6 +32,7 @@ window.Camera = (() => {
     // Greedy, top to bottom: each label takes the nearest free spot around its card (below, above, to the
     // sides, then further), inside the picture, so no two labels overlap.
     const stage = layer.getBoundingClientRect();
+    if (stage.height < 2) return; // the picture is not shown yet: its load event lays them out
     const placed = [];
     const free = (r) => r.left >= stage.left && r.right <= stage.right && r.top >= stage.top && r.bottom <= stage.bottom &&
       placed.every((o) => r.right <= o.left || r.left >= o.right || r.bottom <= o.top || r.top >= o.bottom);
@@ -74,10 +75,13 @@ window.Camera = (() => {
     function showLatest() {
       showStatus();
       const probe = new Image();
-      probe.onload = () => { view.src = probe.src; $("camera-stage").hidden = false; if (latestStatus) drawLabels(latestStatus, latestStatus.latest_frame); };
+      probe.onload = () => { view.src = probe.src; $("camera-stage").hidden = false; };
       probe.onerror = () => { if ($("camera-stage").hidden) $("camera-picked").textContent = "No camera frame yet."; };
       probe.src = apiUrl + "/frame.jpg?t=" + Date.now();
     }
+
+    // Labels are laid out once the shown picture has its size.
+    view.addEventListener("load", () => { if (latestStatus) drawLabels(latestStatus, latestStatus.latest_frame); });
 
     // Questions reach every phone: the camera status is read every few seconds even with the dialog shut.
     poll();
