@@ -264,3 +264,48 @@ def test_a_camera_question_is_marked_on_the_board_and_answered_with_one_tap(brow
         page.wait_for_selector("#camera-dialog[open]")
         assert "settled" in page.locator(".camera-legend").inner_text()
         assert errors == []
+
+
+def test_the_camera_view_labels_each_card_by_state_without_overlap(browser, tmp_path):
+    """The Kingdoms demo recording read part-way (its own card list as the eyes): in the Camera dialog
+    every followed card has one label, code and state only, coloured by state, none overlapping, all
+    inside the picture, with the legend."""
+    from companion.session.camera import CameraFeed
+    from companion.synthetic.recording import TruthDetector
+    from companion.table.demos import demo_dir, demo_truth
+    from companion.table.sources import open_source
+
+    with running_server(tmp_path, SSE_MAX_SECONDS=60.0) as (base, app):
+        truth = demo_truth("kingdoms")
+        table, pin = app.extensions["registry"].create("kingdoms", truth["setup"])
+        hub = app.extensions["camera"]
+        detector = TruthDetector.from_jsonl(demo_dir("kingdoms"))
+        feed = CameraFeed(table, source=[], detector_loader=lambda: detector, questions=hub.book(table),
+                          on_frame=lambda image: hub.publish(table.id, image))
+        feed.load_detector()
+        frames = list(open_source(str(demo_dir("kingdoms"))))
+        for timestamp, frame in frames[: len(frames) // 2]:
+            feed.process(timestamp, frame)
+        hub.feeds[table.id] = feed
+        settled = sum(1 for t in feed.tracks if t["state"] == "settled")
+        assert settled >= 10
+
+        page, errors = phone(browser, base)
+        page.goto(f"/t/{table.id}")
+        page.wait_for_selector("body[data-live='1']")
+        page.click("#camera-open")
+        page.wait_for_selector("#camera-stage:not([hidden]) .cam-label")
+        labels = page.locator(".cam-label")
+        assert labels.count() == len([t for t in feed.tracks if t["pixel"]])
+        assert page.locator(".cam-label.settled").count() == settled
+        boxes = labels.evaluate_all("ls => ls.map(l => { const r = l.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom, l.textContent]; })")
+        stage = page.locator("#camera-labels").evaluate("n => { const r = n.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }")
+        for i, a in enumerate(boxes):
+            assert stage[0] - 0.5 <= a[0] and a[2] <= stage[2] + 0.5 and stage[1] - 0.5 <= a[1] and a[3] <= stage[3] + 0.5, a
+            assert a[4] and " " not in a[4]  # the code only: no zone, no confidence
+            for b in boxes[i + 1:]:
+                assert a[2] <= b[0] + 0.5 or b[2] <= a[0] + 0.5 or a[3] <= b[1] + 0.5 or b[3] <= a[1] + 0.5, (a, b)
+        legend = page.locator(".camera-legend").inner_text()
+        assert "settled" in legend and "settling" in legend and "question" in legend
+        shoot(page, "08-camera-view")
+        assert errors == []

@@ -154,6 +154,7 @@ class QuestionBook:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._answering = threading.Lock()  # one answer at a time: two phones tapping at once apply one event
         self._ids = itertools.count(1)
         self.questions: list[Question] = []
 
@@ -192,6 +193,10 @@ class QuestionBook:
         """Takes the referee's answer: the engine event it implies goes into the table as the referee's.
         Returns ``(question, journal entry or None)``; raises QuestionError, or the engine's refusal
         (the table and the question unchanged)."""
+        with self._answering:
+            return self._answer(table, question_id, answer, where_of)
+
+    def _answer(self, table: Any, question_id: int, answer: Any, where_of: Callable[[Question, dict], dict | None]):
         question = self.get(question_id)
         if question.status != OPEN:
             raise QuestionAnswered(f"question {question_id} is answered already ({question.answer})")

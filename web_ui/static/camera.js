@@ -19,17 +19,20 @@ window.Camera = (() => {
       const asked = questions.find((q) => q.status === "open" && q.track === t.track);
       const label = h("button.cam-label." + t.state, { type: "button", dataset: { track: t.track, state: t.state },
         "aria-label": (t.card ? Cards.name(t.card) : "unread card") + ", " + STATE_WORDS[t.state],
-        style: "left:" + (100 * t.pixel[0] / frame.width).toFixed(2) + "%;top:" + (100 * t.pixel[1] / frame.height).toFixed(2) + "%",
         onclick: () => {
           if (asked && window.Questions) { $("camera-dialog").close(); window.Questions.show(asked); }
           else $("camera-picked").textContent = (t.card ? Cards.name(t.card) : "An unread card") + ": " + STATE_WORDS[t.state] + (t.zone ? " in " + t.zone : "") + ".";
         } }, t.card === "BACK" ? "▒" : (t.card || "…"), t.state === "question" ? "?" : "");
+      // Through the CSSOM, not a style attribute: a strict Content-Security-Policy allows only the former.
+      label.style.left = (100 * t.pixel[0] / frame.width).toFixed(2) + "%";
+      label.style.top = (100 * t.pixel[1] / frame.height).toFixed(2) + "%";
       return label;
     });
     layer.replaceChildren(...nodes);
     // Greedy, top to bottom: each label takes the nearest free spot around its card (below, above, to the
     // sides, then further), inside the picture, so no two labels overlap.
     const stage = layer.getBoundingClientRect();
+    if (stage.height < 2) return; // the picture is not shown yet: its load event lays them out
     const placed = [];
     const free = (r) => r.left >= stage.left && r.right <= stage.right && r.top >= stage.top && r.bottom <= stage.bottom &&
       placed.every((o) => r.right <= o.left || r.left >= o.right || r.bottom <= o.top || r.top >= o.bottom);
@@ -72,10 +75,13 @@ window.Camera = (() => {
     function showLatest() {
       showStatus();
       const probe = new Image();
-      probe.onload = () => { view.src = probe.src; $("camera-stage").hidden = false; if (latestStatus) drawLabels(latestStatus, latestStatus.latest_frame); };
+      probe.onload = () => { view.src = probe.src; $("camera-stage").hidden = false; };
       probe.onerror = () => { if ($("camera-stage").hidden) $("camera-picked").textContent = "No camera frame yet."; };
       probe.src = apiUrl + "/frame.jpg?t=" + Date.now();
     }
+
+    // Labels are laid out once the shown picture has its size.
+    view.addEventListener("load", () => { if (latestStatus) drawLabels(latestStatus, latestStatus.latest_frame); });
 
     // Questions reach every phone: the camera status is read every few seconds even with the dialog shut.
     poll();

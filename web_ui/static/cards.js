@@ -64,6 +64,8 @@ function h(tag, attrs, ...children) {
     if (value === undefined || value === null || value === false) continue;
     if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else if (key === "dataset") Object.assign(node.dataset, value);
+    // Through the CSSOM: a Content-Security-Policy without 'unsafe-inline' refuses style attributes, not this.
+    else if (key === "style") node.style.cssText = value;
     else node.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children.flat(Infinity)) {
