@@ -72,7 +72,9 @@ def image_size(data: bytes) -> tuple[int, int]:
                 return image.size
     except PIL.Image.DecompressionBombError:
         raise ApiError(413, "the frame has far too many pixels") from None
-    except (PIL.UnidentifiedImageError, OSError, ValueError):
+    except (PIL.UnidentifiedImageError, OSError, ValueError, ImportError):
+        # ImportError: where ultralytics is loaded too (training tools, the test suite) it patches
+        # PIL.Image.open to try an optional HEIF reader on bytes PIL cannot identify.
         raise ApiError(400, "the body does not decode as an image") from None
 
 
