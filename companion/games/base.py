@@ -67,6 +67,15 @@ class Engine(Protocol):
     def round_complete(self, state: Any) -> bool:
         """Whether the current round is complete and waits only to be closed (scored or resolved)."""
 
+    def automatic_events(self, state: Any) -> list[dict[str, Any]]:
+        """The events the game's automation options make now (Dungeon's ``auto_resolve``: ``resolve``).
+
+        An automation that is an event of its own is not applied inside ``apply``: the caller that
+        follows the table applies and logs it, so a log replays to the same state whatever the options
+        (and logs written with an explicit ``resolve`` stay valid). One done inside ``apply`` (Kingdoms'
+        ``auto_score``) is not listed here.
+        """
+
 
 def event_type(event: object, known: Sequence[str]) -> str:
     """The first check of every engine's ``apply``: the event is a mapping whose ``"type"`` the game knows.

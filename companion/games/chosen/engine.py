@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 from companion.cards import InvalidCardError
 from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup, event_type
 from companion.games.chosen.pieces import CHOSEN, MEDICINE, RADIATION, composition, deck_for, normalise, role
-from companion.games.chosen.rules import Options, options_dict, parse_options, rulings_view
+from companion.games.chosen.rules import OPTION_HELP, Options, options_dict, parse_options, rulings_view
 
 ZONES = ("departure", "step 1", "step 2")
 VAULT = len(ZONES)
@@ -222,7 +222,7 @@ class ChosenEngine:
     name = "chosen"
     EVENT_TYPES = ("chip", "send", "play", "end_turn", "reveal", "set_hand_size")
     TURN_EVENTS = ("chip", "send", "play", "end_turn")   # the current player's; refused while the vault waits
-    option_help: dict[str, str] = {}   # the view's rulings say what each option changes
+    option_help = OPTION_HELP
 
     def __init__(self) -> None:
         self._handlers: dict[str, Callable[[State, Mapping[str, Any]], State]] = {
@@ -657,6 +657,10 @@ class ChosenEngine:
     def round_complete(self, state: State) -> bool:
         """The Chosen plays turn after turn: no round waits to be closed (a turn ends by ``end_turn``)."""
         return False
+
+    def automatic_events(self, state: State) -> list[dict[str, Any]]:
+        """None: The Chosen has no automation option."""
+        return []
 
 
 def _turned(faces: tuple[str | None, ...]) -> tuple[str, ...]:

@@ -392,6 +392,10 @@ class KingdomsEngine:
         """The grid is full and the round waits for ``score_round`` (``auto_score`` off)."""
         return not state.finished and len(state.board) >= CELLS_IN_GRID
 
+    def automatic_events(self, state: KingdomsState) -> list[dict[str, Any]]:
+        """None: ``auto_score`` scores inside ``apply``, as the 30th card lands."""
+        return []
+
 
 # --------------------------------------------------------------------- helpers
 def _show(cell: Cell) -> str:
