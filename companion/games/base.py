@@ -7,7 +7,7 @@ setup and its event log; undo is a replay without the last event.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, TypeVar
 
 
 class GameError(ValueError):
@@ -89,6 +89,20 @@ def event_type(event: object, known: Sequence[str]) -> str:
     if not isinstance(kind, str) or kind not in known:
         raise IllegalEvent(f"unknown event type {kind!r}: an event's 'type' is one of {', '.join(known)}")
     return kind
+
+
+OperationT = TypeVar("OperationT")
+
+
+def parse_operation(kind: str, event: Mapping[str, Any],
+                    parsers: Mapping[str, Callable[[Mapping[str, Any]], OperationT]]) -> OperationT:
+    """The second step after :func:`event_type`: the event parsed once into its typed operation.
+
+    An engine with typed operations (Kingdoms: ``kingdoms/operations.py``) has one small frozen
+    dataclass per event type, each with a ``parse(event)`` that checks and reads the fields that do not
+    depend on the state (raising :class:`IllegalEvent`); its handlers take that value, never the dict.
+    """
+    return parsers[kind](event)
 
 
 def replay(engine: Engine, setup: Mapping[str, Any], events: Iterable[Mapping[str, Any]]) -> Any:
