@@ -81,7 +81,8 @@ def event_type(event: object, known: Sequence[str]) -> str:
     """The first check of every engine's ``apply``: the event is a mapping whose ``"type"`` the game knows.
 
     All three engines then dispatch the same way: ``EVENT_TYPES`` names the events, a table of one
-    handler per type (``state, event -> state``) changes the state, and queries never do.
+    handler per type (``state, event -> state``) changes the state, and queries never do. An engine
+    with typed operations (Kingdoms) first turns the event into one with :func:`parse_operation`.
     """
     if not isinstance(event, Mapping):
         raise IllegalEvent(f"an event must be a mapping with a 'type', got {type(event).__name__}")
