@@ -523,3 +523,24 @@ def test_unseen_chip_from_a_partly_known_hand_forgets_all_of_it():
     assert state.hands[0] == (None, None, "4D")  # two forgotten cards, then a known draw
     state = play(state, {"type": "chip", "onto": "Bob"})
     assert state.hands[0] == (None, None)
+
+
+def test_events_are_parsed_once_into_typed_frozen_operations():
+    import dataclasses
+
+    from companion.games.chosen.engine import ChosenEngine
+    from companion.games.chosen.operations import PARSERS, Chip, Play, Send
+
+    assert set(PARSERS) == set(ChosenEngine.EVENT_TYPES)   # one operation per event type
+    send = PARSERS["send"]({"type": "send", "card": "jh", "medicine": ["2H"]})
+    assert send == Send("JH", ["2H"], [])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        send.card = "QH"  # type: ignore[misc]
+    assert PARSERS["chip"]({"type": "chip", "onto": 1}) == Chip(1, None)
+    assert PARSERS["play"]({"type": "play", "card": "5S", "chosen": 2}) == Play("5S", 2)
+    with pytest.raises(IllegalEvent, match="only medicine or radiation"):
+        PARSERS["play"]({"type": "play", "card": "QS", "chosen": 2})
+    with pytest.raises(IllegalEvent, match="bad chosen card"):
+        PARSERS["send"]({"type": "send", "card": 7})
+    with pytest.raises(IllegalEvent, match="chip needs 'onto'"):
+        PARSERS["chip"]({"type": "chip"})

@@ -17,7 +17,8 @@ def test_every_engine_answers_every_query_of_the_protocol(game):
     engine = get_engine(game)
     missing = [name for name in QUERIES + ["name", "option_help"] if not hasattr(engine, name)]
     assert missing == []
-    assert set(engine.option_help) <= set(engine.option_defaults())
+    assert set(engine.option_help) == set(engine.option_defaults())   # every option has its help
+    assert all(isinstance(text, str) and text and "\n" not in text for text in engine.option_help.values())
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -488,3 +488,24 @@ def test_random_event_streams_replay_and_undo_to_the_same_states(events, rules):
     if accepted:
         previous, _ = undo(ENGINE, setup, accepted)
         assert previous == states[-2]
+
+
+def test_events_are_parsed_once_into_typed_frozen_operations():
+    import dataclasses as dc
+
+    from companion.cards import Card
+
+    from companion.games.kingdoms.engine import EVENT_TYPES
+    from companion.games.kingdoms.operations import NOT_GIVEN, PARSERS, Place, SetTurn
+
+    assert set(PARSERS) == set(EVENT_TYPES)   # one operation per event type
+    place = PARSERS["place"]({"type": "place", "cell": [6, 6], "card": " 5h "})
+    assert place == Place((6, 6), Card.parse("5H")) and place.player is NOT_GIVEN
+    with pytest.raises(dc.FrozenInstanceError):
+        place.cell = (1, 1)  # type: ignore[misc]
+    assert PARSERS["place"]({"type": "place", "cell": [6, 6], "card": "5H", "player": None}).player is None
+    assert PARSERS["set_turn"]({"type": "set_turn"}) == SetTurn(None)
+    with pytest.raises(IllegalEvent, match=r"cell must be \[row, col\]"):
+        PARSERS["remove"]({"type": "remove", "cell": [6, True]})
+    with pytest.raises(IllegalEvent, match="unknown field"):   # checked before the cell, as always
+        PARSERS["turn_down"]({"type": "turn_down", "cell": "nowhere", "colour": "red"})

@@ -172,3 +172,79 @@ def test_chosen_send_by_the_seat_it_faces_then_play_onto_the_chosen():
 def test_unknown_game_binding_is_refused():
     with pytest.raises(ValueError, match="no table binding"):
         binding_for("poker", {})
+
+
+def _dungeon_fight(binding):
+    """A revealed 3♠ fought by three face-down mercenaries, then turned up, as the camera sees it."""
+    outcomes = [binding.handle(event("placed", "3S", "battlefield", 1))]
+    for seat, track in enumerate((2, 3, 4), start=1):
+        outcomes.append(binding.handle(event("placed", "BACK", f"battlefield:P{seat}", track)))
+    for seat, (track, face) in enumerate(((2, "5D"), (3, "2C"), (4, "4S")), start=1):
+        outcomes.append(binding.handle(event("turned", face, f"battlefield:P{seat}", track, previous_card="BACK")))
+    return outcomes
+
+
+DUNGEON_THREE = ["Ann", "Bob", "Cy"]
+DUNGEON_GUILDS = [{"type": "choose_guild", "player": n, "guild": g} for n, g in zip(DUNGEON_THREE, "SDC")]
+
+
+@pytest.mark.parametrize("auto_resolve", [True, False])
+def test_dungeon_the_camera_resolves_only_when_the_engine_says_so(auto_resolve):
+    setup = {"players": DUNGEON_THREE, "options": {"auto_resolve": auto_resolve}}
+    binding = DungeonBinding(setup, DUNGEON_GUILDS)
+    engine = binding.engine
+    _dungeon_fight(binding)
+    resolved = [e for e in binding.events if e["type"] == "resolve"]
+    assert len(resolved) == (1 if auto_resolve else 0)
+    assert engine.automatic_events(binding.state) == []   # nothing more is due either way
+    assert engine.round_complete(binding.state) is not auto_resolve
+    if not auto_resolve:
+        # the encounter waits for the referee, as on the phone; the next card out of turn is a question
+        assert binding.state.phase == "fight"
+        assert binding.handle(event("placed", "9S", "battlefield", 5)).questions
+        binding.state = engine.apply(binding.state, {"type": "resolve"})   # the referee's tap, replayed
+    assert binding.state.phase == "reveal" and "3S" in str(binding.view()["marker"])
+
+
+def test_dungeon_auto_resolve_is_an_option_with_a_default_and_checked_values():
+    engine = get_engine("dungeon")
+    assert engine.option_defaults()["auto_resolve"] is True   # what the camera always did
+    with pytest.raises(ValueError, match="auto_resolve"):
+        engine.new_game({"players": DUNGEON_THREE, "options": {"auto_resolve": "yes"}})
+
+
+@pytest.mark.parametrize("auto_resolve", [True, False])
+def test_dungeon_the_phone_and_the_camera_reach_the_same_state(tmp_path, auto_resolve):
+    """The camera's engine events, fed to a session table (as CameraFeed does), and a referee tapping
+    the same moves on the phone through the web API, end where the camera's own copy of the game is."""
+    from companion.session import TableRegistry
+    from web_ui import TestConfig, create_app
+
+    setup = {"players": DUNGEON_THREE, "options": {"auto_resolve": auto_resolve}}
+    binding = DungeonBinding(setup, DUNGEON_GUILDS)
+    camera_events = [e for outcome in _dungeon_fight(binding) for e in outcome.engine_events]
+    referee = [] if auto_resolve else [{"type": "resolve"}]   # without auto_resolve the referee closes it
+    if referee:
+        binding.state = binding.engine.apply(binding.state, referee[0])
+
+    table, _ = TableRegistry(tmp_path / "session").create("dungeon", setup)
+    for guild in DUNGEON_GUILDS:
+        table.submit(guild)
+    for engine_event in camera_events:
+        table.submit(engine_event, source="camera")
+    for engine_event in referee:
+        table.submit(engine_event)
+    assert table.engine.view(table.state) == binding.view()
+
+    config = {key: getattr(TestConfig, key) for key in dir(TestConfig) if key.isupper()}
+    config.update(DATA_DIR=str(tmp_path / "web"))
+    client = create_app(config).test_client()
+    created = client.post("/api/tables", json={"game": "dungeon", **setup})
+    assert created.status_code == 201, created.get_json()
+    phone = created.get_json()
+    for engine_event in DUNGEON_GUILDS + camera_events + referee:
+        answer = client.post(f"/api/tables/{phone['id']}/events", json=engine_event, headers={"X-Referee-Pin": phone["pin"]})
+        assert answer.status_code in (200, 201), answer.get_json()
+    shown = client.get(f"/api/tables/{phone['id']}").get_json()
+    assert shown.pop("session")["game"] == "dungeon"
+    assert shown == binding.view()

@@ -7,7 +7,7 @@ setup and its event log; undo is a replay without the last event.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, TypeVar
 
 
 class GameError(ValueError):
@@ -67,12 +67,22 @@ class Engine(Protocol):
     def round_complete(self, state: Any) -> bool:
         """Whether the current round is complete and waits only to be closed (scored or resolved)."""
 
+    def automatic_events(self, state: Any) -> list[dict[str, Any]]:
+        """The events the game's automation options make now (Dungeon's ``auto_resolve``: ``resolve``).
+
+        An automation that is an event of its own is not applied inside ``apply``: the caller that
+        follows the table applies and logs it, so a log replays to the same state whatever the options
+        (and logs written with an explicit ``resolve`` stay valid). One done inside ``apply`` (Kingdoms'
+        ``auto_score``) is not listed here.
+        """
+
 
 def event_type(event: object, known: Sequence[str]) -> str:
     """The first check of every engine's ``apply``: the event is a mapping whose ``"type"`` the game knows.
 
     All three engines then dispatch the same way: ``EVENT_TYPES`` names the events, a table of one
-    handler per type (``state, event -> state``) changes the state, and queries never do.
+    handler per type (``state, event -> state``) changes the state, and queries never do. An engine
+    with typed operations (Kingdoms, The Chosen) first turns the event into one with :func:`parse_operation`.
     """
     if not isinstance(event, Mapping):
         raise IllegalEvent(f"an event must be a mapping with a 'type', got {type(event).__name__}")
@@ -80,6 +90,20 @@ def event_type(event: object, known: Sequence[str]) -> str:
     if not isinstance(kind, str) or kind not in known:
         raise IllegalEvent(f"unknown event type {kind!r}: an event's 'type' is one of {', '.join(known)}")
     return kind
+
+
+OperationT = TypeVar("OperationT")
+
+
+def parse_operation(kind: str, event: Mapping[str, Any],
+                    parsers: Mapping[str, Callable[[Mapping[str, Any]], OperationT]]) -> OperationT:
+    """The second step after :func:`event_type`: the event parsed once into its typed operation.
+
+    An engine with typed operations (``kingdoms/operations.py``, ``chosen/operations.py``) has one small frozen
+    dataclass per event type, each with a ``parse(event)`` that checks and reads the fields that do not
+    depend on the state (raising :class:`IllegalEvent`); its handlers take that value, never the dict.
+    """
+    return parsers[kind](event)
 
 
 def replay(engine: Engine, setup: Mapping[str, Any], events: Iterable[Mapping[str, Any]]) -> Any:

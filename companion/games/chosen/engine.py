@@ -20,9 +20,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
 from companion.cards import InvalidCardError
-from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup, event_type
-from companion.games.chosen.pieces import CHOSEN, MEDICINE, RADIATION, composition, deck_for, normalise, role
-from companion.games.chosen.rules import Options, options_dict, parse_options, rulings_view
+from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup, event_type, parse_operation
+from companion.games.chosen import operations as ops
+from companion.games.chosen.operations import PARSERS, card_code
+from companion.games.chosen.pieces import MEDICINE, RADIATION, composition, deck_for, normalise, role
+from companion.games.chosen.rules import OPTION_HELP, Options, options_dict, parse_options, rulings_view
 
 ZONES = ("departure", "step 1", "step 2")
 VAULT = len(ZONES)
@@ -209,23 +211,17 @@ def _player(state: State, value: Any, what: str) -> int:
     raise IllegalEvent(f"{what} {value!r} is not a player: players are {', '.join(state.names)} (seats 0-{state.players - 1})")
 
 
-def _card(value: Any, what: str = "card") -> str:
-    try:
-        return normalise(value)
-    except InvalidCardError as error:
-        raise IllegalEvent(f"bad {what}: {error}") from None
-
-
 class ChosenEngine:
     """The Chosen (T.Y.R.O.) referee. See docs/chosen.md for events and rulings."""
 
     name = "chosen"
     EVENT_TYPES = ("chip", "send", "play", "end_turn", "reveal", "set_hand_size")
     TURN_EVENTS = ("chip", "send", "play", "end_turn")   # the current player's; refused while the vault waits
-    option_help: dict[str, str] = {}   # the view's rulings say what each option changes
+    option_help = OPTION_HELP
 
     def __init__(self) -> None:
-        self._handlers: dict[str, Callable[[State, Mapping[str, Any]], State]] = {
+        # One handler per event type, taking the event's typed operation (``operations.py``).
+        self._handlers: dict[str, Callable[[State, Any], State]] = {
             "chip": self._chip, "send": self._send, "play": self._play, "end_turn": self._end_turn,
             "reveal": self._reveal, "set_hand_size": self._set_hand_size}
 
@@ -317,21 +313,20 @@ class ChosenEngine:
                                    f"reveal its unseen chips first")
             if "player" in event and _player(state, event["player"], "player") != state.turn.player:
                 raise IllegalEvent(f"it is {state.names[state.turn.player]}'s turn, not {event['player']}'s")
-        return self._handlers[kind](state, event)
+        operation: ops.Operation = parse_operation(kind, event, PARSERS)
+        return self._handlers[kind](state, operation)
 
-    def _chip(self, state: State, event: Mapping[str, Any]) -> State:
+    def _chip(self, state: State, event: ops.Chip) -> State:
         turn, me = state.turn, state.turn.player
-        if "onto" not in event:
-            raise IllegalEvent("chip needs 'onto': the player whose area receives it")
-        onto = _player(state, event["onto"], "onto")
+        onto = _player(state, event.onto, "onto")
         if turn.chip_onto is not None:
             raise IllegalEvent(f"{state.names[me]} already put a chip this turn")
         if state.options.step_order == "strict" and turn.step > 0:
             raise IllegalEvent("with step_order=strict the chip comes before sending a chosen or playing cards")
         if onto == me and turn.sends:
             raise IllegalEvent("having sent a chosen, you may not put a chip on yourself this turn")
-        face = event.get("card")
-        face = None if face is None or (isinstance(face, str) and face.strip().upper() == "BACK") else _card(face)
+        face = event.card
+        face = None if face is None or (isinstance(face, str) and face.strip().upper() == "BACK") else card_code(face)
         if not state.hands[me]:
             raise IllegalEvent(f"{state.names[me]} has no card to put down")
         table = _Table(state)
@@ -348,11 +343,9 @@ class ChosenEngine:
                          f"({len(table.areas[onto])} chip{'s' if len(table.areas[onto]) != 1 else ''} there).")
         return table.freeze()
 
-    def _send(self, state: State, event: Mapping[str, Any]) -> State:
+    def _send(self, state: State, event: ops.Send) -> State:
         turn, me, options = state.turn, state.turn.player, state.options
-        card = _card(event.get("card"), "chosen card")
-        if role(card) != CHOSEN:
-            raise IllegalEvent(f"{card} is {role(card)}, not a chosen (J, Q or joker)")
+        card = event.card   # a chosen: Send.parse checked it
         if turn.sends >= options.sends_per_turn:
             raise IllegalEvent(f"{state.names[me]} already sent {turn.sends} chosen this turn (limit {options.sends_per_turn})")
         if options.step_order == "strict" and turn.step > 2:
@@ -362,11 +355,10 @@ class ChosenEngine:
         chips = state.areas[me]
         if not chips:
             raise IllegalEvent(f"{state.names[me]} has no chips to carry")
-        medicine = event.get("medicine", [])
-        discard = event.get("discard", [])
+        medicine, discard = event.medicine, event.discard
         if not isinstance(medicine, (list, tuple)) or not isinstance(discard, (list, tuple)):
             raise IllegalEvent("'medicine' and 'discard' must be lists")
-        medicine = [_card(m, "medicine") for m in medicine]
+        medicine = [card_code(m, "medicine") for m in medicine]
         for code in medicine:
             if role(code) != MEDICINE:
                 raise IllegalEvent(f"only medicine (red A-10) may be stacked on a chosen, not {code}")
@@ -392,13 +384,11 @@ class ChosenEngine:
                          f"{len(discard)} chip{'s' if len(discard) != 1 else ''} unseen; it carries {len(carried)}.")
         return table.freeze()
 
-    def _play(self, state: State, event: Mapping[str, Any]) -> State:
+    def _play(self, state: State, event: ops.Play) -> State:
         turn, me, options = state.turn, state.turn.player, state.options
-        card = _card(event.get("card"))
+        card = event.card   # medicine or radiation: Play.parse checked it
         kind = role(card)
-        if kind == CHOSEN:
-            raise IllegalEvent(f"{card} is a chosen: only medicine or radiation can be played onto a chosen")
-        target_id = event.get("chosen")
+        target_id = event.chosen
         target = next((c for c in state.mat if c.id == target_id and not isinstance(target_id, bool)), None)
         if target is None:
             ids = ", ".join(f"#{c.id}" for c in state.mat) or "none"
@@ -432,7 +422,7 @@ class ChosenEngine:
                          f"(now {len(medicine)} medicine, {len(radiation)} radiation).")
         return table.freeze()
 
-    def _end_turn(self, state: State, event: Mapping[str, Any]) -> State:
+    def _end_turn(self, state: State, event: ops.EndTurn) -> State:
         turn, me = state.turn, state.turn.player
         table = _Table(state)
         table.log.append(f"{state.names[me]} ends turn {turn.number}.")
@@ -512,15 +502,15 @@ class ChosenEngine:
                              f"{len(chosen.medicine)} medicine carried; {outcome}.")
         table.verdicts.append(verdict)
 
-    def _reveal(self, state: State, event: Mapping[str, Any]) -> State:
+    def _reveal(self, state: State, event: ops.Reveal) -> State:
         if state.phase != "reveal":
             raise IllegalEvent("no chosen at the vault is waiting for its chips to be revealed")
         chosen = state.pending[0]
-        faces = event.get("faces")
+        faces = event.faces
         unseen = [i for i, chip in enumerate(chosen.chips) if chip.face is None]
         if not isinstance(faces, (list, tuple)) or len(faces) != len(unseen):
             raise IllegalEvent(f"reveal needs 'faces': {len(unseen)} card(s), the unseen chips of chosen #{chosen.id} in order")
-        faces = [_card(f, "face") for f in faces]
+        faces = [card_code(f, "face") for f in faces]
         table = _Table(state)
         available = composition(state.decks)
         available.subtract(table.known_counts())
@@ -536,9 +526,9 @@ class ChosenEngine:
         table.log.append(f"Referee reveals the unseen chips of chosen #{chosen.id}: {', '.join(faces)}.")
         return self._judge_pending(table)
 
-    def _set_hand_size(self, state: State, event: Mapping[str, Any]) -> State:
-        player = _player(state, event.get("player"), "player")
-        size = event.get("size")
+    def _set_hand_size(self, state: State, event: ops.SetHandSize) -> State:
+        player = _player(state, event.player, "player")
+        size = event.size
         if isinstance(size, bool) or not isinstance(size, int) or size < 0:
             raise IllegalEvent(f"size must be a whole number of at least 0, got {size!r}")
         table = _Table(state)
@@ -657,6 +647,10 @@ class ChosenEngine:
     def round_complete(self, state: State) -> bool:
         """The Chosen plays turn after turn: no round waits to be closed (a turn ends by ``end_turn``)."""
         return False
+
+    def automatic_events(self, state: State) -> list[dict[str, Any]]:
+        """None: The Chosen has no automation option."""
+        return []
 
 
 def _turned(faces: tuple[str | None, ...]) -> tuple[str, ...]:

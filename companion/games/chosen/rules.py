@@ -27,6 +27,18 @@ class Options:
     target_chips: int = 4
 
 
+# One line per option, shown beside it on the phone (the ruling it selects, from docs/chosen.md).
+OPTION_HELP: dict[str, str] = {
+    "second_deck": "auto (default): a second deck joins with more than 4 players; always or never",
+    "step_order": "free (default): steps 2-4 in any order (no chip on yourself after sending); strict: the printed order",
+    "sends_per_turn": "chosen a player may send in one turn (default 1; any whole number)",
+    "must_carry_chip": "true (default): a sent chosen carries at least one chip; false: it may carry none",
+    "move_sent_this_turn": "true (default): a chosen sent this turn moves at this turn's end too; false: it waits",
+    "other_chosen_limit": "per_chosen (default): one card per turn on each other player's chosen; per_player: per other player",
+    "scored_chips": "kept (default): chips brought home stay with the player as their score; discard: to the discard pile",
+    "target_chips": "chips a player (or each team member) brings home to win (default 4; any whole number)",
+}
+
 CHOICES: dict[str, tuple[Any, ...]] = {
     "second_deck": ("auto", "always", "never"),
     "step_order": ("free", "strict"),

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 from companion.cards import InvalidCardError
 from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup, event_type
 from companion.games.dungeon import rules
-from companion.games.dungeon.rules import PLAY_DECK, options_dict, parse_options
+from companion.games.dungeon.rules import OPTION_HELP, PLAY_DECK, options_dict, parse_options
 from companion.games.dungeon.queries import encounter_ready, still_to_commit
 from companion.games.dungeon.state import DungeonState, freeze, thaw
 from companion.games.dungeon.game import _Game
@@ -52,7 +52,7 @@ class DungeonEngine:
     """The Guilds and Dungeon referee (see ``docs/dungeon.md``)."""
 
     name = "dungeon"
-    option_help: dict[str, str] = {}   # the view's rulings say what each option changes
+    option_help = OPTION_HELP
 
     def new_game(self, setup: Mapping[str, Any]) -> DungeonState:
         if not isinstance(setup, Mapping):
@@ -122,6 +122,10 @@ class DungeonEngine:
         """The encounter can be resolved: everybody committed, every card is turned up, no open hand trap."""
         enc = state.encounter.thawed() if state.encounter is not None else None
         return encounter_ready(state.phase, enc, [p.out for p in state.players])
+
+    def automatic_events(self, state: DungeonState) -> list[dict[str, Any]]:
+        """``auto_resolve``: a complete encounter's ``resolve``, for the caller to apply and log."""
+        return [{"type": "resolve"}] if state.options["auto_resolve"] and self.round_complete(state) else []
 
     def battlefield(self, state: DungeonState) -> dict[str, Any] | None:
         """The view's ``battlefield`` alone (the simulator's bots read it every turn; the whole view grows)."""

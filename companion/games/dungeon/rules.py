@@ -144,7 +144,35 @@ class Options:
     hand_trap_card: str = "exiled"
     # Ruling: a player may join a guild another player already joined.
     exclusive_guilds: bool = False
+    # Automation, not a rule: a complete encounter (everybody committed or passed, every card face up, no
+    # open hand trap) is resolved without waiting for the referee. The default is what the camera always
+    # did; the engine says so (``automatic_events``) and whoever follows the table applies and logs it.
+    auto_resolve: bool = True
 
+
+# One line per option, shown beside it on the phone (the Ruling it selects, from docs/dungeon.md).
+OPTION_HELP: dict[str, str] = {
+    "hand_size": "cards dealt to each player (default 7; 3-12)",
+    "rest_area_size": "slots in a rest area; the next arrival sends the oldest back to hand (default 2; 1-5)",
+    "out_at_hand_size": "a player with this many cards in hand or fewer is out after an encounter (default 2; 0-6)",
+    "trophies_to_win": "trophies of level >= trophy_min_level that win at once (default 5; 1-10)",
+    "trophy_min_level": "the lowest level a trophy counts towards trophies_to_win (default 10; 1-11)",
+    "ties_go_to_enemy": "false (default): a total equal to the enemy power wins for the players; true: they need more",
+    "marker_cleared_by_non_enemy": "false (default): treasures, scrolls and traps leave the marker waiting; true: they exile it",
+    "low_enemy_multiplied": "true (default): a low enemy is multiplied by a waiting marker, then becomes the marker (3 then 3 = 9)",
+    "marker_is_trophy": "false (default): a low enemy laid as the marker is no trophy; true: a beaten one is a trophy, no marker",
+    "low_enemy_marks_after_loss": "true (default): a low enemy lays the marker won or lost; false: a lost fight exiles it",
+    "friend_multiplied": "false (default): the multiplier applies to the first enemy only; true: to the friend too",
+    "friend_calls_friend": "false (default): no chained friends; true: a 4-9 friend calls another",
+    "low_friend_becomes_marker": "true (default): a level 1-3 friend becomes the marker; false: a trophy like the caller",
+    "trap_miss_card_exiled": "false (default): a drawn card of the wrong parity goes back to its owner; true: exiled anyway",
+    "heart_guild_ability": "none (default): the Heart guild has no ability; treasure_ties: it wins ties in treasure contests",
+    "scroll_can_destroy_enemy": "false (default): scrolls destroy committed mercenaries only; true: an enemy too",
+    "thief_swap_card": "exiled (default): the club mercenary a Thief swaps for a scroll is exiled; or dungeon_bottom",
+    "hand_trap_card": "exiled (default): the card put on a trap from hand is exiled with it; or back_to_hand",
+    "exclusive_guilds": "false (default): two players may join the same guild; true: one player per guild",
+    "auto_resolve": "true (default): a complete encounter is resolved by itself; false: it waits for the referee's resolve",
+}
 
 CHOICES: dict[str, tuple[Any, ...]] = {
     "heart_guild_ability": ("none", "treasure_ties"),
@@ -227,4 +255,6 @@ RULINGS: tuple[tuple[str, str, str | None], ...] = (
     ("out-check", "A player with 2 or fewer cards in hand is out, checked after each encounter; the last player "
                   "left wins; if all remaining players go out together it is a draw.", "out_at_hand_size"),
     ("end-order", "After an encounter: the 5-trophy win first, then players going out, then the empty dungeon.", None),
+    ("auto-resolve", "An automation, not a rule: once everybody committed or passed and every card is face up, "
+                     "the encounter is resolved without waiting for the referee.", "auto_resolve"),
 )

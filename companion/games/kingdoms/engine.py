@@ -13,15 +13,16 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
 from companion.cards import Card, Kind, Suit
-from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup, event_type
+from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup, event_type, parse_operation
 from companion.games.kingdoms.board import copies_problem
 from companion.games.kingdoms.grid import (CELLS_IN_GRID, Cell, bounding_box, describe_extent, dragon_reaching, extent,
                                            fits, fixed_orientation)
+from companion.games.kingdoms.operations import (CANVAS, NOT_GIVEN, PARSERS, Operation, Place, Remove, Replace, ScoreRound,
+                                                 SetTurn, TurnDown)
 from companion.games.kingdoms.options import OPTION_HELP, Options
 from companion.games.kingdoms.pieces import FACE_DOWN_PIECE, TERRITORY_PILE, Piece, PieceKind, Seating, piece_for
 from companion.games.kingdoms.scoring import BoardScore, score
 
-CANVAS = 11
 TERRITORY_CARDS = sum(TERRITORY_PILE.values())
 # What the table turns face down in a dragon's lines: resources, and the gold mine the dragon cancels.
 TURNABLE = (PieceKind.RESOURCE, PieceKind.GOLD_MINE)
@@ -95,7 +96,8 @@ class KingdomsEngine:
     option_help = OPTION_HELP
 
     def __init__(self) -> None:
-        self._handlers: dict[str, Callable[[KingdomsState, Mapping[str, Any]], tuple[KingdomsState, dict[str, Any]]]] = {
+        # One handler per event type, taking the event's typed operation (``operations.py``).
+        self._handlers: dict[str, Callable[[KingdomsState, Any], tuple[KingdomsState, dict[str, Any]]]] = {
             "place": self._place, "remove": self._remove, "replace": self._replace, "turn_down": self._turn_down,
             "score_round": self._score_round, "set_turn": self._set_turn}
 
@@ -121,17 +123,12 @@ class KingdomsEngine:
         kind = event_type(event, EVENT_TYPES)
         if state.finished:
             raise IllegalEvent(f"the game is over after {state.options.rounds} rounds")
-        allowed = {"place": {"cell", "card", "player"}, "remove": {"cell"}, "replace": {"cell", "card"},
-                   "turn_down": {"cell"}, "score_round": set(), "set_turn": {"player"}}[kind]
-        extra = set(event) - allowed - {"type"}
-        if extra:
-            raise IllegalEvent(f"{kind}: unknown field(s) {sorted(extra)}; expected {sorted(allowed) or 'none'}")
-        new_state, logged = self._handlers[kind](state, event)
+        operation: Operation = parse_operation(kind, event, PARSERS)
+        new_state, logged = self._handlers[kind](state, operation)
         return replace(new_state, log=state.log + (json.dumps(logged, sort_keys=True),))
 
-    def _place(self, state: KingdomsState, event: Mapping[str, Any]) -> tuple[KingdomsState, dict[str, Any]]:
-        cell = _cell(event)
-        card = _card(event)
+    def _place(self, state: KingdomsState, event: Place) -> tuple[KingdomsState, dict[str, Any]]:
+        cell, card = event.cell, event.card
         tiles = state.tiles
         if cell in tiles:
             raise IllegalEvent(f"cell {_show(cell)} already holds {tiles[cell].seen}")
@@ -147,14 +144,14 @@ class KingdomsEngine:
         next_player = (state.player_index(placer) + 1) % len(state.players)
         new_state = replace(state, board=_freeze(self._settle(state, tiles)), players=tuple(players), to_act=next_player)
         logged = {"type": "place", "cell": list(cell), "card": card.code}
-        if "player" in event:
+        if event.player is not NOT_GIVEN:
             logged["player"] = placer
         if state.options.auto_score and len(tiles) == CELLS_IN_GRID:
             new_state = self._finish_round(new_state)
         return new_state, logged
 
-    def _remove(self, state: KingdomsState, event: Mapping[str, Any]) -> tuple[KingdomsState, dict[str, Any]]:
-        cell = _cell(event)
+    def _remove(self, state: KingdomsState, event: Remove) -> tuple[KingdomsState, dict[str, Any]]:
+        cell = event.cell
         tiles = state.tiles
         tile = _occupied(tiles, cell)
         players = list(state.players)
@@ -166,9 +163,8 @@ class KingdomsEngine:
         return (replace(state, board=_freeze(self._settle(state, tiles)), players=tuple(players)),
                 {"type": "remove", "cell": list(cell)})
 
-    def _replace(self, state: KingdomsState, event: Mapping[str, Any]) -> tuple[KingdomsState, dict[str, Any]]:
-        cell = _cell(event)
-        card = _card(event)
+    def _replace(self, state: KingdomsState, event: Replace) -> tuple[KingdomsState, dict[str, Any]]:
+        cell, card = event.cell, event.card
         tiles = state.tiles
         old = _occupied(tiles, cell)
         if old.card == card or (old.card is None and card.kind is Kind.BACK):
@@ -189,8 +185,8 @@ class KingdomsEngine:
         return (replace(state, board=_freeze(self._settle(state, tiles)), players=tuple(players)),
                 {"type": "replace", "cell": list(cell), "card": card.code})
 
-    def _turn_down(self, state: KingdomsState, event: Mapping[str, Any]) -> tuple[KingdomsState, dict[str, Any]]:
-        cell = _cell(event)
+    def _turn_down(self, state: KingdomsState, event: TurnDown) -> tuple[KingdomsState, dict[str, Any]]:
+        cell = event.cell
         tiles = state.tiles
         tile = _occupied(tiles, cell)
         logged = {"type": "turn_down", "cell": list(cell)}
@@ -206,14 +202,14 @@ class KingdomsEngine:
         tiles[cell] = replace(tile, face_down=True)
         return replace(state, board=_freeze(tiles)), logged
 
-    def _score_round(self, state: KingdomsState, event: Mapping[str, Any]) -> tuple[KingdomsState, dict[str, Any]]:
+    def _score_round(self, state: KingdomsState, event: ScoreRound) -> tuple[KingdomsState, dict[str, Any]]:
         filled = len(state.board)
         if filled < CELLS_IN_GRID:
             raise IllegalEvent(f"the round ends when the grid is full: {filled} of {CELLS_IN_GRID} cells hold a card")
         return self._finish_round(state), {"type": "score_round"}
 
-    def _set_turn(self, state: KingdomsState, event: Mapping[str, Any]) -> tuple[KingdomsState, dict[str, Any]]:
-        name = event.get("player")
+    def _set_turn(self, state: KingdomsState, event: SetTurn) -> tuple[KingdomsState, dict[str, Any]]:
+        name = event.player
         if name not in state.seating.names:
             raise IllegalEvent(f"set_turn: unknown player {name!r}; players are {', '.join(state.seating.names)}")
         return replace(state, to_act=state.player_index(name)), {"type": "set_turn", "player": name}
@@ -226,11 +222,11 @@ class KingdomsEngine:
         """What each card is, remembering the identity of cards turned face down."""
         return {cell: self._piece(state, t.card) if t.card is not None else FACE_DOWN_PIECE for cell, t in tiles.items()}
 
-    def _placer(self, state: KingdomsState, event: Mapping[str, Any], piece: Piece) -> str:
+    def _placer(self, state: KingdomsState, event: Place, piece: Piece) -> str:
         names = state.seating.names
-        if "player" in event:
-            placer = event["player"]
-            if placer not in names:
+        if event.player is not NOT_GIVEN:
+            placer = event.player
+            if not isinstance(placer, str) or placer not in names:
                 raise IllegalEvent(f"unknown player {placer!r}; players are {', '.join(names)}")
             if piece.is_castle and piece.owner != placer:
                 raise IllegalEvent(f"{placer} cannot place {piece.owner}'s castle")
@@ -392,30 +388,14 @@ class KingdomsEngine:
         """The grid is full and the round waits for ``score_round`` (``auto_score`` off)."""
         return not state.finished and len(state.board) >= CELLS_IN_GRID
 
+    def automatic_events(self, state: KingdomsState) -> list[dict[str, Any]]:
+        """None: ``auto_score`` scores inside ``apply``, as the 30th card lands."""
+        return []
+
 
 # --------------------------------------------------------------------- helpers
 def _show(cell: Cell) -> str:
     return f"[{cell[0]}, {cell[1]}]"
-
-
-def _cell(event: Mapping[str, Any]) -> Cell:
-    cell = event.get("cell")
-    if (not isinstance(cell, (list, tuple)) or len(cell) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in cell)):
-        raise IllegalEvent(f"{event.get('type')}: cell must be [row, col] with whole numbers, got {cell!r}")
-    row, col = cell
-    if not (1 <= row <= CANVAS and 1 <= col <= CANVAS):
-        raise IllegalEvent(f"cell {list(cell)} is off the {CANVAS}×{CANVAS} canvas (rows and columns 1-{CANVAS})")
-    return row, col
-
-
-def _card(event: Mapping[str, Any]) -> Card:
-    if "card" not in event:
-        raise IllegalEvent(f"{event.get('type')}: a card code is needed, e.g. \"card\": \"5H\"")
-    try:
-        return Card.parse(event["card"])
-    except ValueError as error:
-        raise IllegalEvent(str(error)) from None
 
 
 def _occupied(tiles: Mapping[Cell, Tile], cell: Cell) -> Tile:

@@ -1,7 +1,8 @@
 """Guilds and Dungeon: a card landing on the battlefield is ``reveal`` (the encounter starts and the
 doubling counter follows in the engine); a card landing in a player's battlefield slot is that
 player's ``commit`` (face down: committed unseen); turning it up is ``turn_up``; once nothing is
-hidden and everybody committed the encounter is ``resolve``d.
+hidden and everybody committed the encounter is ``resolve``d when the engine's ``auto_resolve`` says so
+(``engine.automatic_events``), else it waits for the referee, as on the phone.
 """
 from __future__ import annotations
 
@@ -58,10 +59,12 @@ class DungeonBinding(Binding):
             held, self.held_turn_ups = self.held_turn_ups, []
             for turn_up in held:
                 self.try_apply(turn_up, outcome)
-        self._maybe_resolve(outcome)
+        self._apply_automatic_events(outcome)
 
-    def _maybe_resolve(self, outcome: Outcome) -> None:
-        # until everybody committed and turned up, the table will show who is missing
-        if self.engine.round_complete(self.state) and self.try_apply({"type": "resolve"}, outcome):
-            self.commits.clear()
-            self.held_turn_ups.clear()
+    def _apply_automatic_events(self, outcome: Outcome) -> None:
+        # The engine decides (``auto_resolve``); the resolve is logged like any event, so the session
+        # the camera feeds and a replay of its log reach the same state.
+        for automatic in self.engine.automatic_events(self.state):
+            if self.try_apply(automatic, outcome) and automatic["type"] == "resolve":
+                self.commits.clear()
+                self.held_turn_ups.clear()
