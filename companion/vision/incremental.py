@@ -113,7 +113,6 @@ class IncrementalReader:
         self._histories: list[tuple] = []   # per reading: the codes its place was read as, latest last
         self._backs: list = []
         self._cards: Detections | None = None
-        self._recheck_turn = 0
         self._refresh = False
         self._changed_frames = 0
         self._whole_behind = False   # the table changed since the whole-frame pass last ran
@@ -165,14 +164,14 @@ class IncrementalReader:
             self._reset()
             self._shape = shape
         first = self._reference is None
-        recheck = None   # the whole frame is re-read every recheck_every frames, as if all of it changed
+        # the whole frame is re-read every recheck_every frames (and when asked), as if all of it changed
         if first or self.frames % self.recheck_every == 0 or self._refresh:
             self._refresh = False
             changed = np.ones(small.shape, bool)
         else:
             changed = cv2.absdiff(small, self._reference) > self.changed_levels
         work.changed = bool(changed.any())
-        if not work.changed and recheck is None and self._cards is not None and not self._whole_behind:
+        if not work.changed and self._cards is not None and not self._whole_behind:
             return self._cards   # a still table: what was read stands
         detector = self.detector
         height, width = shape
@@ -180,7 +179,7 @@ class IncrementalReader:
         # stage 1: the whole-frame pass (see WHOLE_PASS_EVERY_CHANGED), the windows the change touches
         if work.changed:
             self._changed_frames += 1
-        if (first or recheck == "whole" or self._whole is None or (self._whole_behind and not work.changed)
+        if (first or self._whole is None or (self._whole_behind and not work.changed)
                 or (work.changed and (self._changed_frames - 1) % WHOLE_PASS_EVERY_CHANGED == 0)):
             self._whole = detector._detect_window(frame, 0, 0)
             self._whole_behind = False
@@ -197,7 +196,7 @@ class IncrementalReader:
             for y in tile_starts(height, size):
                 for x in tile_starts(width, size):
                     key = (x, y)
-                    if key not in self._windows or recheck == key or self._changed_in(changed, x, y, x + size, y + size):
+                    if key not in self._windows or self._changed_in(changed, x, y, x + size, y + size):
                         self._windows[key] = detector._detect_window(frame[y:y + size, x:x + size], x, y, shape)
                         reread.append(key)
                         work.passes += 1
@@ -228,9 +227,6 @@ class IncrementalReader:
             if overlaps[best] < SAME_BOX_IOU:
                 continue   # a new index
             earlier[n] = self._histories[best]
-            if recheck is not None and (recheck == "whole" if size is None else
-                                        recheck != "whole" and self._in_window(box, recheck, size)):
-                continue   # the region being rechecked is read in full
             w, h = box[2] - box[0], box[3] - box[1]
             if self._changed_in(changed, box[0] - expand * w, box[1] - expand * h, box[2] + expand * w, box[3] + expand * h):
                 continue
@@ -249,11 +245,6 @@ class IncrementalReader:
         self._backs = [(tuple(float(v) for v in box), float(score)) for box, score in zip(raw.boxes[back_mask], raw.scores[back_mask])]
         self._cards = group_cards(self._readings, self._backs, shape, index_px=self.index_px)
         return self._cards
-
-    @staticmethod
-    def _in_window(box, key, size) -> bool:
-        x, y = key
-        return x <= box[0] and y <= box[1] and box[2] <= x + size and box[3] <= y + size
 
     def _merge(self, shape: tuple[int, int]) -> RawBoxes:
         """The detector's own merge: the windows' boxes with the whole frame's backs, class-wise NMS,
