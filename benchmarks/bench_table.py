@@ -1,7 +1,8 @@
 """The table pipeline's speed on a rendered recording (2 cores are what the table laptop has).
 
 * ``pipeline fps (neural detector)``: whole frames per second through mat locator, detector, tracker
-  and binding, when the detector weights are installed (else the row says so).
+  and binding, when the detector weights are installed (else the row says so); since issue 14 the
+  detector re-reads only what changed (``bench_live`` compares that with reading in full).
 * ``pipeline fps (perfect detector)``: the same without the neural network (the renderer's own card
   list stands in for it): what the rest of the pipeline costs.
 * ``settle → event``: for every card the script lays, turns or moves, the time from the moment it

@@ -180,6 +180,15 @@ def test_table_run_refuses_a_bad_frame_cost(capsys, args, message):
     assert message in capsys.readouterr().err
 
 
+def test_table_run_live_stops_after_max_frames(capsys):
+    from companion.cli import main
+
+    main(["table", "run", "--game", "chosen", "--source", str(demo_dir("chosen")), "--detector", "truth",
+          "--live", "--frame-cost", "0.3", "--max-frames", "10"])
+    out = capsys.readouterr().out
+    assert "10 frames read" in out
+
+
 def test_the_work_cost_model_charges_passes_and_readings():
     from companion.table.live import WorkCost
     from companion.vision.incremental import Work

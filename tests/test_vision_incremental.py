@@ -82,15 +82,23 @@ def test_after_a_change_only_what_changed_is_read_and_the_cards_equal_a_full_rea
     assert reader(changed.copy()) is still and reader.last_work.passes == 0
 
 
-def test_the_low_rate_recheck_re_reads_one_region_at_a_time(detector, table_frame):
+def test_the_low_rate_recheck_and_a_refresh_re_read_the_whole_frame(detector, table_frame):
     reader = IncrementalReader(detector, recheck_every=2)
     reader(table_frame)
+    full_passes = reader.last_work.passes
     passes = []
     for _ in range(6):
         cards = reader(table_frame)
         passes.append(reader.last_work.passes)
-    assert passes == [1, 0, 1, 0, 1, 0]
+    assert passes == [full_passes, 0] * 3 and full_passes >= 2
     assert same_cards(cards, detector(table_frame), pixels=0.01)
+    reader = IncrementalReader(detector, recheck_every=1000)
+    reader(table_frame)
+    reader.refresh()
+    reader(table_frame)
+    assert reader.last_work.passes == full_passes
+    reader(table_frame)
+    assert reader.last_work.passes == 0
 
 
 def test_a_new_index_size_reads_everything_anew(detector, table_frame):

@@ -188,7 +188,7 @@ def run_command(args) -> int:
                 raise CommandError(str(error)) from None
             if hasattr(detector, "following"):   # --detector truth: the card list of the frame delivered
                 detector.following(live)
-            summary = run_live(pipeline, live, on_frame=show, flush_seconds=flush)
+            summary = run_live(pipeline, live, on_frame=show, flush_seconds=flush, max_frames=args.max_frames)
         else:
             frames = iter(source)
             if args.max_frames:

@@ -164,14 +164,19 @@ def open_live(spec, clock=None) -> FrameSource:
     return LiveSource(source, clock)
 
 
-def run_live(pipeline, live: LiveSource, on_frame=None, flush_seconds: float | None = None) -> dict:
-    """``pipeline.run`` over a live source; each frame's result goes to the clock's cost model."""
+def run_live(pipeline, live: LiveSource, on_frame=None, flush_seconds: float | None = None,
+             max_frames: int | None = None) -> dict:
+    """``pipeline.run`` over a live source (at most ``max_frames`` read); each frame's result goes
+    to the clock's cost model."""
+    import itertools
+
 
     def noted(result):
         live.result = result
         if on_frame:
             on_frame(result)
 
-    summary = pipeline.run(live, on_frame=noted, flush_seconds=flush_seconds)
+    frames = live if max_frames is None else itertools.islice(live, max_frames)
+    summary = pipeline.run(frames, on_frame=noted, flush_seconds=flush_seconds)
     summary["live"] = {"fps": live.fps, "frames_read": live.delivered, "frames_dropped": live.dropped}
     return summary

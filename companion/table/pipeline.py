@@ -257,7 +257,10 @@ class TablePipeline:
             result = FrameResult(time, 0, [], [], occluded, _time.perf_counter() - started)
             self.history.append(result)
             return result
-        detections = self._detector_for_the_mat()(frame)
+        detector = self._detector_for_the_mat()
+        if held and self.tracker.held_since is None and hasattr(detector, "refresh"):
+            detector.refresh()   # the held last frame reads as in full: what stands at the end is no kept reading
+        detections = detector(frame)
         refreshes = self.locator.refreshes if self.locator is not None else 0
         if self._observed is not None and self._observed[0] is detections and self._observed[1] == refreshes:
             observations = self._observed[2]

@@ -10,8 +10,8 @@ and, for each frame, compares it with what it last read (a small blurred grey co
 * an index box whose pixels did not change and that lies where an index was read the same, surely,
   three times in a row keeps that reading: new, changed and unsettled indices go to the
   classifier, in one batch;
-* a low-rate recheck re-reads one region in full every few frames, round-robin, so nothing kept
-  stays wrong for long (a slow change of light under the change threshold, say).
+* a low-rate recheck re-reads the whole frame in full every 8th frame, so nothing kept stays
+  wrong for long (a flickering misread, a slow change of light under the change threshold).
 
 On a region whose pixels did not change the networks would give exactly what they gave before
 (same input, same output), so once the table is still, reading incrementally gives the cards
@@ -43,10 +43,11 @@ CHANGED_LEVELS = 12
 # pixel of its crop changed. Two passes of the same window over an unchanged index put its box
 # within a pixel or two (IoU above 0.9), a neighbouring index never overlaps it that much.
 SAME_BOX_IOU = 0.7
-# Re-read one region (whole-frame pass or a window) in full every this many frames, round-robin:
-# with a whole-frame pass and 6 windows (a 960 × 720 mat view), each is re-read every 56 frames,
-# about 7 s at 8 frames a second, at the cost of one pass every eighth frame (every fourth made
-# the mean cost of a still 30-card frame 27 ms on loaded cores, three times its median).
+# Re-read the whole frame in full every this many frames (1-2 s at 4-8 frames a second): what is
+# kept stands that long at most. The classifier and the detector flicker on a small index from
+# video noise alone, and a full reading of every frame lets the tracker's vote see that flicker: a
+# phantom read once and kept must vanish again as it does there (on a 4-frames/s Kingdoms clip a
+# JD corner read as 3D stayed a card when one region was re-read every 8th frame, round-robin).
 RECHECK_EVERY_FRAMES = 8
 # While the table keeps changing, the whole-frame pass (its face-down cards, the windows' size) runs
 # on every this-many changed frames, and on the first still frame after a change. Every third saved
@@ -112,7 +113,7 @@ class IncrementalReader:
         self._histories: list[tuple] = []   # per reading: the codes its place was read as, latest last
         self._backs: list = []
         self._cards: Detections | None = None
-        self._recheck_turn = 0
+        self._refresh = False
         self._changed_frames = 0
         self._whole_behind = False   # the table changed since the whole-frame pass last ran
 
@@ -133,6 +134,11 @@ class IncrementalReader:
 
     def __call__(self, frame: np.ndarray) -> Detections:
         return self.read(frame)
+
+    def refresh(self) -> None:
+        """Read the next frame in full, whatever changed (the table pipeline asks when it starts to
+        hold an input's last frame: that frame then reads exactly as a full reading would)."""
+        self._refresh = True
 
     # the reading -----------------------------------------------------------------------------
     def _small(self, frame: np.ndarray) -> np.ndarray:
@@ -158,14 +164,14 @@ class IncrementalReader:
             self._reset()
             self._shape = shape
         first = self._reference is None
-        changed = np.ones(small.shape, bool) if first else cv2.absdiff(small, self._reference) > self.changed_levels
-        recheck = None
-        if not first and self.frames % self.recheck_every == 0:
-            regions = ["whole"] + list(self._windows)
-            recheck = regions[self._recheck_turn % len(regions)]
-            self._recheck_turn += 1
+        # the whole frame is re-read every recheck_every frames (and when asked), as if all of it changed
+        if first or self.frames % self.recheck_every == 0 or self._refresh:
+            self._refresh = False
+            changed = np.ones(small.shape, bool)
+        else:
+            changed = cv2.absdiff(small, self._reference) > self.changed_levels
         work.changed = bool(changed.any())
-        if not work.changed and recheck is None and self._cards is not None and not self._whole_behind:
+        if not work.changed and self._cards is not None and not self._whole_behind:
             return self._cards   # a still table: what was read stands
         detector = self.detector
         height, width = shape
@@ -173,7 +179,7 @@ class IncrementalReader:
         # stage 1: the whole-frame pass (see WHOLE_PASS_EVERY_CHANGED), the windows the change touches
         if work.changed:
             self._changed_frames += 1
-        if (first or recheck == "whole" or self._whole is None or (self._whole_behind and not work.changed)
+        if (first or self._whole is None or (self._whole_behind and not work.changed)
                 or (work.changed and (self._changed_frames - 1) % WHOLE_PASS_EVERY_CHANGED == 0)):
             self._whole = detector._detect_window(frame, 0, 0)
             self._whole_behind = False
@@ -190,14 +196,14 @@ class IncrementalReader:
             for y in tile_starts(height, size):
                 for x in tile_starts(width, size):
                     key = (x, y)
-                    if key not in self._windows or recheck == key or self._changed_in(changed, x, y, x + size, y + size):
+                    if key not in self._windows or self._changed_in(changed, x, y, x + size, y + size):
                         self._windows[key] = detector._detect_window(frame[y:y + size, x:x + size], x, y, shape)
                         reread.append(key)
                         work.passes += 1
         raw = self._merge(shape)
 
         # the reference follows what was read: every re-read region, the whole frame when all was
-        if size is None or first:
+        if size is None or first or changed.all():
             self._reference = small
         else:
             for x, y in reread:
@@ -221,9 +227,6 @@ class IncrementalReader:
             if overlaps[best] < SAME_BOX_IOU:
                 continue   # a new index
             earlier[n] = self._histories[best]
-            if recheck is not None and (recheck == "whole" if size is None else
-                                        recheck != "whole" and self._in_window(box, recheck, size)):
-                continue   # the region being rechecked is read in full
             w, h = box[2] - box[0], box[3] - box[1]
             if self._changed_in(changed, box[0] - expand * w, box[1] - expand * h, box[2] + expand * w, box[3] + expand * h):
                 continue
@@ -242,11 +245,6 @@ class IncrementalReader:
         self._backs = [(tuple(float(v) for v in box), float(score)) for box, score in zip(raw.boxes[back_mask], raw.scores[back_mask])]
         self._cards = group_cards(self._readings, self._backs, shape, index_px=self.index_px)
         return self._cards
-
-    @staticmethod
-    def _in_window(box, key, size) -> bool:
-        x, y = key
-        return x <= box[0] and y <= box[1] and box[2] <= x + size and box[3] <= y + size
 
     def _merge(self, shape: tuple[int, int]) -> RawBoxes:
         """The detector's own merge: the windows' boxes with the whole frame's backs, class-wise NMS,
