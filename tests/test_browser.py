@@ -167,8 +167,24 @@ def test_the_chosen_screen(browser, server):
     pick(page, "QD")
     page.wait_for_selector("body[data-seq='3']")
     assert page.locator(".mat circle[data-chosen='1']").count() == 1
-    assert "1 chip carried" in page.locator(".ring.departure").inner_text()
+    # The ring shows what lies there: the chosen's own card and its chip face down.
+    departure = page.locator(".ring.departure [data-chosen='1']")
+    assert departure.locator(".pc[data-card='QD']").count() == 1 and departure.locator(".pc.back").count() == 1
+    assert "1 chip" in departure.inner_text() and "Bo" in departure.inner_text()
+    departure.get_by_role("button", name="play a card on it").click()
+    pick(page, "3H")
+    page.wait_for_selector("body[data-seq='4']")
+    assert page.locator(".ring.departure [data-chosen='1'] .pile .pc[data-card='3H']").count() == 1
     shoot(page, "04-chosen")
+    # Seven ends of turn later Bo's chosen has stepped in three times: it waits at the vault, chip face down.
+    for seq in range(5, 12):
+        page.get_by_role("button", name="end turn").click()
+        page.wait_for_selector(f"body[data-seq='{seq}']")
+    assert page.locator(".ring[data-zone='step 2'] [data-chosen]").count() == 0
+    vault = page.locator(".ring.vault [data-chosen='1']")
+    assert vault.locator(".pc[data-card='QD']").count() == 1 and vault.locator(".pc.back").count() == 1
+    assert vault.locator(".pc[data-card='3H']").count() == 1
+    assert "face down" in page.locator(".ring.vault").inner_text()
     assert errors == []
 
 
