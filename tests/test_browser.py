@@ -184,7 +184,8 @@ def test_the_chosen_screen(browser, server):
     vault = page.locator(".ring.vault [data-chosen='1']")
     assert vault.locator(".pc[data-card='QD']").count() == 1 and vault.locator(".pc.back").count() == 1
     assert vault.locator(".pc[data-card='3H']").count() == 1
-    assert "face down" in page.locator(".ring.vault").inner_text()
+    assert "1 chip the companion has not seen face up" in page.locator(".ring.vault").inner_text()
+    assert "empty" in page.locator(".ring[data-zone='step 2'] h3").inner_text()
     assert errors == []
 
 

@@ -91,12 +91,12 @@
       const vault = atTheVault(state);
       const rings = h("section.rings", ZONES.map(([zone, title]) => {
         const here = (state.mat || []).filter((c) => c.zone === zone);
-        return h("div.ring." + zone.replace(" ", ""), { dataset: { zone } }, h("h3", title + " · " + here.length + " chosen"),
-          here.length ? here.map((c) => chosenCard(c, colours, ctx)) : h("p.hint", "nothing here"));
-      }), h("div.ring.vault", { dataset: { zone: "vault" } }, h("h3", "Vault" + (vault.length ? " · " + vault.length + " waiting" : "")),
+        return h("div.ring." + zone.replace(" ", ""), { dataset: { zone } }, h("h3", title + " · " + (here.length ? here.length + " chosen" : "empty")),
+          here.map((c) => chosenCard(c, colours, ctx)));
+      }), h("div.ring.vault", { dataset: { zone: "vault" } }, h("h3", "Vault · " + (vault.length ? vault.length + " waiting" : "empty")),
         vault.map((c) => chosenCard(c, colours, ctx)),
-        awaiting ? h("p.hint", "Chosen #" + awaiting.chosen + "'s " + plural(awaiting.unseen_chips, "chip") + " lie face down: turn them up for the verdict.") : null,
-        !vault.length && !(state.verdicts || []).length ? h("p.hint", "nothing here") : null,
+        awaiting ? h("p.hint", "Chosen #" + awaiting.chosen + ": " + plural(awaiting.unseen_chips, "chip") + " the companion has not seen face up: turn "
+          + (awaiting.unseen_chips === 1 ? "it" : "them") + " up for the verdict.") : null,
         (state.verdicts || []).length ? h("p.hint", "Verdicts, newest first:") : null,
         (state.verdicts || []).slice(-4).reverse().map((v) =>
         h("div.chosen-card", { style: Screens.colourStyle(colours, v.owner) },
