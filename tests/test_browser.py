@@ -282,6 +282,33 @@ def test_a_camera_question_is_marked_on_the_board_and_answered_with_one_tap(brow
         assert errors == []
 
 
+def test_a_camera_question_in_a_chosen_ring_is_answered_with_one_tap(browser, tmp_path):
+    """A question about a chosen at departure is marked on that ring; one tap on the card the camera
+    considered sends the chosen (the referee's event), and the ring then shows it."""
+    from companion.session.questions import Question
+
+    with running_server(tmp_path, SSE_MAX_SECONDS=60.0) as (base, app):
+        _, created = request(base, "POST", "/api/tables", {"game": "chosen", "players": [{"name": "Ann"}, {"name": "Bo"}]})
+        table = app.extensions["registry"].get(created["id"])
+        for event in ({"type": "chip", "onto": "Ann"}, {"type": "end_turn"}, {"type": "end_turn"}):
+            table.submit(event, source="referee")
+        book = app.extensions["camera"].book(table)
+        book.add(Question(book.next_id(), "reads as QD and as QH: which is it?", "overlap", "departure", ["QD", "QH"], track=5))
+
+        page, errors = phone(browser, base)
+        page.goto(f"/t/{table.id}")
+        page.evaluate(f"localStorage.setItem('companion-pin:{table.id}', '{created['pin']}')")
+        page.reload()
+        page.wait_for_selector(".ring.departure.asked .ask-badge")
+        page.locator(".ring.departure .ask-badge").click()
+        page.wait_for_selector("#question-dialog[open]")
+        page.locator("#question-choices button[data-card='QD']").click()
+        page.wait_for_selector(".ring.departure [data-chosen='1'] .pc[data-card='QD']")
+        assert page.locator(".ring.asked").count() == 0
+        assert table.journal[-1].source == "referee" and table.journal[-1].event["type"] == "send"
+        assert errors == []
+
+
 def test_the_camera_view_labels_each_card_by_state_without_overlap(browser, tmp_path):
     """The Kingdoms demo recording read part-way (its own card list as the eyes): in the Camera dialog
     every followed card has one label, code and state only, coloured by state, none overlapping, all
