@@ -222,6 +222,9 @@ def _chosen_ring_event(ring: str, card: str, view: dict) -> dict | None:
         return None
     if len(here) == 1:
         return {"type": "play", "chosen": here[0]["id"], "card": card}
+    if not here and ring == "departure" and role == "medicine":
+        raise QuestionError(f"no chosen in departure to play {card} onto: medicine laid there goes with the next chosen "
+                            "sent (use \"send with medicine / discards…\")")
     if not here:
         raise QuestionError(f"no chosen in {ring} to play {card} onto")
     ids = ", ".join(f"#{c['id']}" for c in here)
