@@ -6,7 +6,8 @@ Each game's table is the shipped demo recording (``demo/<game>/``) read part-way
 with the recording's own card list as its eyes (fast and exact: the pictures show the screens, not the
 detector), so the board, the camera view and the log are what a real camera would have given. On the
 Kingdoms table one camera question is staged on a card (the recordings are read without one) so the
-picture shows how a question looks on the board and in the camera view. Needs Debian's Chromium at
+picture shows how a question looks on the board and in the camera view. The Chosen's rings and vault
+are shot again scrolled into view, at the phone's width and at 320 px. Needs Debian's Chromium at
 /usr/bin/chromium and Playwright (the test extra). Writes PNGs; prints each path.
 """
 from __future__ import annotations
