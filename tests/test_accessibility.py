@@ -57,6 +57,11 @@ def tables(server):  # noqa: F811
                   {"type": "choose_guild", "player": "Cy", "guild": "D"}, {"type": "reveal", "card": "9D"}):
         request(server, "POST", f"/api/tables/{made['dungeon']['id']}/events", event, {"X-Referee-Pin": made["dungeon"]["pin"]})
     _, made["chosen"] = request(server, "POST", "/api/tables", {"game": "chosen", "players": [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}]})
+    # a chosen in step 1 carrying a chip and a medicine card, so the rings show cards
+    for event in ({"type": "chip", "onto": "Bo"}, {"type": "end_turn"}, {"type": "send", "card": "QD", "medicine": [], "discard": []},
+                  {"type": "play", "chosen": 1, "card": "3H"}, {"type": "end_turn"}):
+        status, body = request(server, "POST", f"/api/tables/{made['chosen']['id']}/events", event, {"X-Referee-Pin": made["chosen"]["pin"]})
+        assert status in (200, 201), body
     return made
 
 

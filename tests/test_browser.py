@@ -167,8 +167,25 @@ def test_the_chosen_screen(browser, server):
     pick(page, "QD")
     page.wait_for_selector("body[data-seq='3']")
     assert page.locator(".mat circle[data-chosen='1']").count() == 1
-    assert "1 chip carried" in page.locator(".ring.departure").inner_text()
+    # The ring shows what lies there: the chosen's own card and its chip face down.
+    departure = page.locator(".ring.departure [data-chosen='1']")
+    assert departure.locator(".pc[data-card='QD']").count() == 1 and departure.locator(".pc.back").count() == 1
+    assert "1 chip" in departure.inner_text() and "Bo" in departure.inner_text()
+    departure.get_by_role("button", name="play a card on it").click()
+    pick(page, "3H")
+    page.wait_for_selector("body[data-seq='4']")
+    assert page.locator(".ring.departure [data-chosen='1'] .pile .pc[data-card='3H']").count() == 1
     shoot(page, "04-chosen")
+    # Seven ends of turn later Bo's chosen has stepped in three times: it waits at the vault, chip face down.
+    for seq in range(5, 12):
+        page.get_by_role("button", name="end turn").click()
+        page.wait_for_selector(f"body[data-seq='{seq}']")
+    assert page.locator(".ring[data-zone='step 2'] [data-chosen]").count() == 0
+    vault = page.locator(".ring.vault [data-chosen='1']")
+    assert vault.locator(".pc[data-card='QD']").count() == 1 and vault.locator(".pc.back").count() == 1
+    assert vault.locator(".pc[data-card='3H']").count() == 1
+    assert "1 chip the companion has not seen face up" in page.locator(".ring.vault").inner_text()
+    assert "empty" in page.locator(".ring[data-zone='step 2'] h3").inner_text()
     assert errors == []
 
 
@@ -263,6 +280,33 @@ def test_a_camera_question_is_marked_on_the_board_and_answered_with_one_tap(brow
         page.click("#camera-open")
         page.wait_for_selector("#camera-dialog[open]")
         assert "settled" in page.locator(".camera-legend").inner_text()
+        assert errors == []
+
+
+def test_a_camera_question_in_a_chosen_ring_is_answered_with_one_tap(browser, tmp_path):
+    """A question about a chosen at departure is marked on that ring; one tap on the card the camera
+    considered sends the chosen (the referee's event), and the ring then shows it."""
+    from companion.session.questions import Question
+
+    with running_server(tmp_path, SSE_MAX_SECONDS=60.0) as (base, app):
+        _, created = request(base, "POST", "/api/tables", {"game": "chosen", "players": [{"name": "Ann"}, {"name": "Bo"}]})
+        table = app.extensions["registry"].get(created["id"])
+        for event in ({"type": "chip", "onto": "Ann"}, {"type": "end_turn"}, {"type": "end_turn"}):
+            table.submit(event, source="referee")
+        book = app.extensions["camera"].book(table)
+        book.add(Question(book.next_id(), "reads as QD and as QH: which is it?", "overlap", "departure", ["QD", "QH"], track=5))
+
+        page, errors = phone(browser, base)
+        page.goto(f"/t/{table.id}")
+        page.evaluate(f"localStorage.setItem('companion-pin:{table.id}', '{created['pin']}')")
+        page.reload()
+        page.wait_for_selector(".ring.departure.asked .ask-badge")
+        page.locator(".ring.departure .ask-badge").click()
+        page.wait_for_selector("#question-dialog[open]")
+        page.locator("#question-choices button[data-card='QD']").click()
+        page.wait_for_selector(".ring.departure [data-chosen='1'] .pc[data-card='QD']")
+        assert page.locator(".ring.asked").count() == 0
+        assert table.journal[-1].source == "referee" and table.journal[-1].event["type"] == "send"
         assert errors == []
 
 

@@ -416,6 +416,10 @@ def test_reveal_phase_blocks_play_until_the_faces_are_given():
     assert state.phase == "reveal"
     view = ENGINE.view(state)
     assert view["awaiting_reveal"] == {"chosen": 1, "owner": "Ann", "unseen_chips": 1}
+    # what lies at the vault: the chosen itself and its chip, face down for the players
+    [at_vault] = view["vault"]
+    assert at_vault["card"] == "JD" and at_vault["zone"] == "vault" and at_vault["chips"] == [{"placed_by": "Ann", "turn": 1}]
+    assert view["mat"] == []
     refused(state, END, "reveal its unseen chips first")
     refused(state, {"type": "reveal", "faces": []}, "1 card")
     refused(state, {"type": "reveal", "faces": ["JD"]}, "already accounted for")  # the only JD is the chosen

@@ -348,3 +348,77 @@ def test_a_question_about_a_card_the_camera_then_settles_is_closed():
     book.settle({7: "3S", 8: "3S"})
     assert unsure.status == "settled by the camera" and unsure.answer == "3S"
     assert overlap.status == "open"  # which of two readings is right stays the referee's call
+
+
+def test_a_question_anywhere_on_the_chosen_mat_is_answered_with_its_event():
+    """Every zone the Chosen pipeline asks about (a player's area, departure, step1, step2, the vault)
+    has the event an answer implies, read off the engine's own view as the table stands."""
+    from companion.games import get_engine
+    from companion.session.questions import QuestionError, implied_event, where
+
+    engine = get_engine("chosen")
+    end = {"type": "end_turn"}
+
+    def answer(state, zone, card):
+        view = engine.view(state)
+        return implied_event("chosen", where("chosen", zone, view), card, view)
+
+    state = engine.new_game({"players": ["Ann", "Bob"], "seed": None})
+    for event in ({"type": "chip", "onto": "Ann"}, end, end):
+        state = engine.apply(state, event)
+    assert answer(state, "area:P2", "BACK") == {"type": "chip", "onto": "Bob"}
+    assert answer(state, "departure", "JD") == {"type": "send", "card": "JD", "medicine": [], "discard": []}
+    with pytest.raises(QuestionError, match="not in The Chosen's deck"):
+        answer(state, "departure", "KH")
+    with pytest.raises(QuestionError, match="no chosen in departure"):
+        answer(state, "departure", "5H")
+    state = engine.apply(state, answer(state, "departure", "JD"))
+    assert answer(state, "departure", "JD") is None and answer(state, "departure", "BACK") is None  # as the table says
+    assert answer(state, "departure", "5H") == {"type": "play", "chosen": 1, "card": "5H"}
+    assert answer(state, "step1", "JD") == end  # it steps in as Ann's turn ends
+    with pytest.raises(QuestionError, match="no chosen JD in step 1"):
+        answer(state, "step2", "JD")
+    state = engine.apply(state, end)
+    assert answer(state, "step1", "JD") is None and answer(state, "step1", "BACK") is None
+    with pytest.raises(QuestionError, match="Ann's chosen: it steps in at the end of their turn, not Bob's"):
+        answer(state, "step2", "JD")
+    for _ in range(2):
+        state = engine.apply(state, end)
+    assert answer(state, "step2", "JD") is None and answer(state, "step2", "BACK") is None
+    state = engine.apply(engine.apply(state, end), end)
+    assert state.phase == "reveal"  # JD at the vault, its one chip face down
+    assert answer(state, "vault", "JD") is None and answer(state, "vault", "BACK") is None
+    assert answer(state, "vault", "4S") == {"type": "reveal", "faces": ["4S"]}
+    state = engine.apply(state, answer(state, "vault", "4S"))
+    assert answer(state, "vault", "4S") is None  # the judged chip, not yet cleared away
+    with pytest.raises(QuestionError, match="no chosen waits at the vault"):
+        answer(state, "vault", "9C")
+
+    # With the house rule that a chosen sent this turn stays put, it cannot be stepping in yet.
+    state = engine.new_game({"players": ["Ann", "Bob"], "seed": None, "options": {"move_sent_this_turn": False}})
+    for event in ({"type": "chip", "onto": "Ann"}, end, end, {"type": "send", "card": "QS", "medicine": [], "discard": []}):
+        state = engine.apply(state, event)
+    with pytest.raises(QuestionError, match="sent this turn"):
+        answer(state, "step1", "QS")
+
+
+def test_a_chosen_question_at_departure_is_one_tap_journaled_and_undoable(tmp_path):
+    from companion.session.questions import Question
+
+    app = make_app(tmp_path, GAMES=("chosen",), ENGINES=None)
+    client = app.test_client()
+    created = client.post("/api/tables", json={"game": "chosen", "players": [{"name": "Ann"}, {"name": "Bo"}]}).get_json()
+    pin = {"X-Referee-Pin": created["pin"]}
+    table = app.extensions["registry"].get(created["id"])
+    for event in ({"type": "chip", "onto": "Ann"}, {"type": "end_turn"}, {"type": "end_turn"}):
+        table.submit(event, source="referee")
+    book = app.extensions["camera"].book(table)
+    asked = book.add(Question(book.next_id(), "reads as QD and as QH", "overlap", "departure", ["QD", "QH"], track=3))
+    listed = client.get(f"/api/tables/{created['id']}/camera").get_json()["questions"]
+    assert [q["where"] for q in listed if q["id"] == asked.id] == [{"zone": "departure"}]
+    response = client.post(f"/api/tables/{created['id']}/questions/{asked.id}", json={"answer": "QD"}, headers=pin)
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["entry"]["event"] == {"type": "send", "card": "QD", "medicine": [], "discard": []}
+    assert [(c["card"], c["zone"]) for c in table.snapshot()["mat"]] == [("QD", "departure")]
+    assert client.post(f"/api/tables/{created['id']}/undo", headers=pin).status_code == 200
+    assert table.snapshot()["mat"] == []

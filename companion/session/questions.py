@@ -6,7 +6,8 @@ screens need to mark it on the board (the cell, zone or player it is about) and 
 one tap: the codes the pipeline considered, any other card ("something else"), or "not a card".
 
 An answer is not a new kind of change: it is the engine event it implies (``place``/``replace`` in a
-Kingdoms cell, ``reveal`` or ``commit`` in Guilds and Dungeon, ``chip`` in The Chosen), submitted by
+Kingdoms cell, ``reveal`` or ``commit`` in Guilds and Dungeon, ``chip``, ``send``, ``play``, ``end_turn``
+or ``reveal`` in The Chosen's areas, rings and vault), submitted by
 the referee, so it is journaled, undone and redone like any tap, and the referee's word on that place
 beats the camera's from then on. "Not a card" implies no event: the question is closed, nothing
 changes.
@@ -146,7 +147,88 @@ def implied_event(game: str, place: dict | None, card: str, view: dict) -> dict 
             raise QuestionError(f"{player} has committed already: correct it with the board's controls (or undo)")
     if game == "chosen" and place.get("player"):
         return {"type": "chip", "onto": place["player"], **({} if card == "BACK" else {"card": card})}
+    if game == "chosen" and place.get("zone") in CHOSEN_RINGS:
+        return _chosen_ring_event(CHOSEN_RINGS[place["zone"]], card, view)
     raise QuestionError("no single event answers this here: correct the table with the board's own controls")
+
+
+# The Chosen's mat zones as the pipeline names them → as the engine's view names them.
+CHOSEN_RINGS = {"departure": "departure", "step1": "step 1", "step2": "step 2", "vault": "vault",
+                "step 1": "step 1", "step 2": "step 2"}
+
+
+def _chosen_role(card: str) -> str:
+    if card == "BACK":
+        return "chip"
+    parsed = Card.parse(card)
+    if parsed.is_joker or parsed.rank in (11, 12):
+        return "chosen"
+    if parsed.rank is not None and parsed.rank <= 10:
+        return "medicine" if parsed.is_red else "radiation"
+    return "other"
+
+
+def _chosen_ring_event(ring: str, card: str, view: dict) -> dict | None:
+    """A card the camera asked about in one of The Chosen's rings (or the vault): what lies there means.
+
+    A chosen already in that ring, a chip it carries or a card played on it: the table says so (None).
+    A new chosen at departure is the current player's ``send``; a chosen one ring further in than the
+    table has it is its owner's ``end_turn`` (every chosen of theirs steps in); medicine or radiation
+    beside the only chosen in the ring is ``play`` onto it; a chip turned up in the vault is the
+    ``reveal`` the waiting verdict needs."""
+    role = _chosen_role(card)
+    if role == "other":
+        raise QuestionError(f"{card} is not in The Chosen's deck (no Kings): pick the card again")
+    here = [c for c in view.get("mat") or [] if c.get("zone") == ring]
+    turn_player = (view.get("turn") or {}).get("player")
+    if ring == "vault":
+        waiting = list(view.get("vault") or [])
+        awaiting = view.get("awaiting_reveal")
+        if any(c.get("card") == card or card in c.get("medicine", []) + c.get("radiation", []) for c in waiting):
+            return None
+        if role == "chip" and (awaiting or any(c.get("chips") for c in waiting)):
+            return None  # the waiting chosen's chips, face down until the referee turns them
+        if awaiting and awaiting.get("unseen_chips") == 1:
+            return {"type": "reveal", "faces": [card]}
+        if awaiting:
+            raise QuestionError(f"{awaiting['unseen_chips']} chips of chosen #{awaiting['chosen']} wait to be turned: "
+                                "give all their faces with the vault's \"Reveal the chips\"")
+        latest = (view.get("verdicts") or [])[-1:]
+        if latest and (latest[0].get("card") == card or card in (latest[0].get("chips") or [])):
+            return None  # the last judged chosen, not yet cleared from the vault
+        raise QuestionError("no chosen waits at the vault: correct the table with the board's own controls")
+    if role == "chip":
+        if any(c.get("chips") for c in here):
+            return None
+        raise QuestionError(f"no chosen in {ring} carries chips: a face-down card there is not in the game")
+    if role == "chosen":
+        if any(c.get("card") == card for c in here):
+            return None
+        if ring == "departure":
+            return {"type": "send", "card": card, "medicine": [], "discard": []}
+        inner = {"step 1": "departure", "step 2": "step 1"}[ring]
+        stepping = next((c for c in view.get("mat") or [] if c.get("card") == card and c.get("zone") == inner), None)
+        sent_now = stepping and stepping.get("sent_turn") == (view.get("turn") or {}).get("number") \
+            and not (view.get("options") or {}).get("move_sent_this_turn")
+        if stepping and stepping.get("owner") == turn_player and not sent_now:
+            return {"type": "end_turn"}
+        if sent_now:
+            raise QuestionError(f"{card} was sent this turn: it steps in at the end of {turn_player}'s next turn")
+        if stepping:
+            raise QuestionError(f"{card} is {stepping['owner']}'s chosen: it steps in at the end of their turn, "
+                                f"not {turn_player}'s")
+        raise QuestionError(f"no chosen {card} in {inner} to step into {ring}: correct the table with the board's own controls")
+    if any(card in c.get("medicine", []) + c.get("radiation", []) for c in here):
+        return None
+    if len(here) == 1:
+        return {"type": "play", "chosen": here[0]["id"], "card": card}
+    if not here and ring == "departure" and role == "medicine":
+        raise QuestionError(f"no chosen in departure to play {card} onto: medicine laid there goes with the next chosen "
+                            "sent (use \"send with medicine / discards…\")")
+    if not here:
+        raise QuestionError(f"no chosen in {ring} to play {card} onto")
+    ids = ", ".join(f"#{c['id']}" for c in here)
+    raise QuestionError(f"{ring} holds chosen {ids}: play {card} with that chosen's own \"play a card on it\"")
 
 
 class QuestionBook:

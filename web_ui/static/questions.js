@@ -12,7 +12,7 @@ window.Questions = (() => {
     const w = q.where || {};
     if (w.cell) return "cell " + w.cell.join(",");
     if (w.player) return w.player;
-    if (w.zone) return w.zone;
+    if (w.zone) return w.zone.replace(/^step(\d)$/, "step $1");  // the mat's step1 is the screen's "step 1"
     return "the table";
   }
 

@@ -587,6 +587,8 @@ class ChosenEngine:
             "draw_pile": len(state.draw),
             "discard_pile": len(state.discard),
             "mat": [chosen_view(c) for c in state.mat],
+            # what lies at the vault door now: chosen waiting for a verdict (chip faces hidden as on the mat)
+            "vault": [chosen_view(c) for c in state.pending],
             "awaiting_reveal": None if state.phase != "reveal" else {
                 "chosen": state.pending[0].id, "owner": names[state.pending[0].owner],
                 "unseen_chips": sum(ch.face is None for ch in state.pending[0].chips)},

@@ -7,19 +7,33 @@
   const MEDICINE_OR_RADIATION = [];
   for (const s of ["S", "H", "D", "C"]) for (const r of ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10"]) MEDICINE_OR_RADIATION.push(r + s);
 
+  const plural = (n, word) => n + " " + word + (n === 1 ? "" : "s");
+
+  /** One chosen as it lies on the table: its own card face up, then what it carries, card by card
+      (chips face down, medicine, radiation), so a ring reads like the cards in it. */
   function chosenCard(c, colours, ctx) {
+    const group = (label, cards, extraClass) => cards.length
+      ? h("span.pile-part", h("span.pile-label", label), h("span.cards", cards.map((m) => Cards.el(m, extraClass)))) : null;
     const node = h("div.chosen-card", { style: Screens.colourStyle(colours, c.owner), dataset: { chosen: c.id } },
-      h("div", h("strong", "#" + c.id + " "), Cards.el(c.card), " " + c.owner),
-      h("div.hint", c.chips.length + " chip" + (c.chips.length === 1 ? "" : "s") + " carried"),
-      h("div", "medicine ", c.medicine.length ? h("span.cards", c.medicine.map((m) => Cards.el(m))) : h("span.muted", "none")),
-      h("div", "radiation ", c.radiation.length ? h("span.cards", c.radiation.map((m) => Cards.el(m))) : h("span.muted", "none")));
-    if (ctx.isReferee()) {
+      h("div.pile-head", Cards.el(c.card, "chosen-face"), h("span", h("strong", c.owner), " · chosen #" + c.id)),
+      h("div.pile",
+        group(plural(c.chips.length, "chip"), c.chips.map(() => "BACK")) || h("span.pile-part.muted", "no chips"),
+        group("medicine", c.medicine), group("radiation", c.radiation, "radiation")));
+    if (ctx.isReferee() && c.zone !== "vault") {
       node.append(h("button.small.secondary", { type: "button", onclick: async () => {
         const card = await ctx.pick("Card played onto chosen #" + c.id, { only: MEDICINE_OR_RADIATION });
         if (card) ctx.send({ type: "play", chosen: c.id, card });
       } }, "play a card on it"));
     }
     return node;
+  }
+
+  /** What lies at the vault door: the chosen waiting for a verdict (older servers: only the awaited one). */
+  function atTheVault(state) {
+    if (state.vault) return state.vault;
+    const awaiting = state.awaiting_reveal;
+    return awaiting ? [{ id: awaiting.chosen, owner: awaiting.owner, card: "BACK", zone: "vault",
+      chips: Array.from({ length: awaiting.unseen_chips }, () => ({})), medicine: [], radiation: [] }] : [];
   }
 
   /** The mat seen from above: departure outside the big circle, step 1 and step 2 inside, the vault at the centre. */
@@ -30,22 +44,24 @@
     add("circle", { cx: 150, cy: 150, r: 104, fill: "#fde68a", stroke: "#92400e", "stroke-width": 2 });
     add("circle", { cx: 150, cy: 150, r: 62, fill: "#fcd34d", stroke: "#92400e", "stroke-width": 2 });
     add("circle", { cx: 150, cy: 150, r: 24, fill: "#a7f3d0", stroke: "#065f46", "stroke-width": 2 });
-    add("text", { x: 150, y: 154, "text-anchor": "middle", "font-size": 9 }, "vault");
-    add("text", { x: 8, y: 14, "font-size": 9, fill: "#92400e" }, "departure");
-    add("text", { x: 150, y: 58, "text-anchor": "middle", "font-size": 9, fill: "#92400e" }, "step 1");
-    add("text", { x: 150, y: 98, "text-anchor": "middle", "font-size": 9, fill: "#92400e" }, "step 2");
-    const radius = { departure: 128, "step 1": 84, "step 2": 44 };
+    add("text", { x: 150, y: 122, "text-anchor": "middle", "font-size": 11, fill: "#065f46" }, "vault");
+    add("text", { x: 8, y: 16, "font-size": 11, fill: "#92400e" }, "departure");
+    add("text", { x: 150, y: 60, "text-anchor": "middle", "font-size": 11, fill: "#92400e" }, "step 1");
+    add("text", { x: 150, y: 102, "text-anchor": "middle", "font-size": 11, fill: "#92400e" }, "step 2");
+    // each chosen as a dot in its owner's colour with its own card on it, what it carries beneath
+    const radius = { departure: 128, "step 1": 84, "step 2": 44, vault: 0 };
     for (const [zone, r] of Object.entries(radius)) {
-      const here = (state.mat || []).filter((c) => c.zone === zone);
+      const here = zone === "vault" ? atTheVault(state) : (state.mat || []).filter((c) => c.zone === zone);
       here.forEach((c, i) => {
         const angle = (2 * Math.PI * i) / Math.max(here.length, 1) + Math.PI / 4;
-        const x = 150 + r * Math.cos(angle), y = 150 + r * Math.sin(angle);
-        add("circle", { cx: x, cy: y, r: 13, fill: colours[c.owner] || "#6b7280", stroke: c.radiation.length ? "#b91c1c" : "#fff", "stroke-width": 3, "data-chosen": c.id });
-        add("text", { x, y: y + 4, "text-anchor": "middle", "font-size": 10, fill: "#fff", "font-weight": 700 }, "#" + c.id);
-        add("text", { x, y: y + 24, "text-anchor": "middle", "font-size": 8 }, c.chips.length + " chip" + (c.chips.length === 1 ? "" : "s") + (c.medicine.length ? " +" + c.medicine.length + "m" : "") + (c.radiation.length ? " " + c.radiation.length + "r" : ""));
+        const x = 150 + (r || 8 * i) * Math.cos(angle), y = 150 + r * Math.sin(angle);
+        add("circle", { cx: x, cy: y, r: 16, fill: colours[c.owner] || "#6b7280", stroke: c.radiation.length ? "#b91c1c" : "#fff", "stroke-width": 3, "data-chosen": c.id });
+        add("text", { x, y: y + 4, "text-anchor": "middle", "font-size": 11, fill: "#fff", "font-weight": 700 }, c.card === "BACK" ? "#" + c.id : Cards.pretty(c.card));
+        const carried = plural(c.chips.length, "chip") + (c.medicine.length ? " +" + c.medicine.length + "m" : "") + (c.radiation.length ? " " + c.radiation.length + "r" : "");
+        add("text", { x, y: y + 29, "text-anchor": "middle", "font-size": 10, "font-weight": 600 }, carried);
       });
     }
-    return h("section.card-panel.chart", svg, h("p.hint", "Dots are chosen (colour = player); a red ring means radiation on it; m = medicine, r = radiation."));
+    return h("section.card-panel.chart", svg, h("p.hint", "Dots are chosen, in their player's colour, with their own card; a red ring means radiation on it; m = medicine, r = radiation. The rings below show each card."));
   }
 
   Games.chosen = {
@@ -72,22 +88,22 @@
           ctx.send({ type: "reveal", faces });
         } }, "Reveal the chips") : h("p.hint", "The referee turns the chips.")) : null;
 
+      const vault = atTheVault(state);
       const rings = h("section.rings", ZONES.map(([zone, title]) => {
         const here = (state.mat || []).filter((c) => c.zone === zone);
-        return h("div.ring." + zone.replace(" ", ""), { dataset: { zone } }, h("h3", title + " (" + here.length + ")"), here.map((c) => chosenCard(c, colours, ctx)));
-      }), h("div.ring.vault", { dataset: { zone: "vault" } }, h("h3", "Vault"),
-        // What lies at the vault now: a chosen waiting for its chips to be turned, its chips face down.
-        (state.mat || []).filter((c) => c.zone === "vault").map((c) => chosenCard(c, colours, ctx)),
-        awaiting ? h("div.chosen-card.waiting", { style: Screens.colourStyle(colours, awaiting.owner), dataset: { chosen: awaiting.chosen } },
-          h("div", h("strong", "#" + awaiting.chosen + " "), awaiting.owner + "'s chosen, waiting for its verdict"),
-          h("div", "chips ", h("span.cards", Array.from({ length: awaiting.unseen_chips }, () => Cards.el("BACK"))), h("span.hint", " face down: turn them up"))) : null,
+        return h("div.ring." + zone.replace(" ", ""), { dataset: { zone } }, h("h3", title + " · " + (here.length ? here.length + " chosen" : "empty")),
+          here.map((c) => chosenCard(c, colours, ctx)));
+      }), h("div.ring.vault", { dataset: { zone: "vault" } }, h("h3", "Vault · " + (vault.length ? vault.length + " waiting" : "empty")),
+        vault.map((c) => chosenCard(c, colours, ctx)),
+        awaiting ? h("p.hint", "Chosen #" + awaiting.chosen + ": " + plural(awaiting.unseen_chips, "chip") + " the companion has not seen face up: turn "
+          + (awaiting.unseen_chips === 1 ? "it" : "them") + " up for the verdict.") : null,
         (state.verdicts || []).length ? h("p.hint", "Verdicts, newest first:") : null,
         (state.verdicts || []).slice(-4).reverse().map((v) =>
         h("div.chosen-card", { style: Screens.colourStyle(colours, v.owner) },
-          h("div", "#" + v.chosen + " ", Cards.el(v.card), " " + v.owner),
-          h("span.verdict." + (v.passed ? "win" : "lose"), v.passed ? "passed +" + v.points : "shot"),
-          h("div.hint", v.reason + (v.chips.length ? " · chips " : ""), v.chips.filter(Boolean).map((c) => Cards.el(c)),
-            " · " + v.medicine + " medicine, " + v.radiated_chips + " radiated")))));
+          h("div.pile-head", Cards.el(v.card, "chosen-face"), h("span", h("strong", v.owner), " · chosen #" + v.chosen + " "),
+            h("span.verdict." + (v.passed ? "win" : "lose"), v.passed ? "passed +" + v.points : "shot")),
+          h("div.pile", v.chips.filter(Boolean).length ? h("span.pile-part", h("span.pile-label", "chips"), h("span.cards", v.chips.filter(Boolean).map((c) => Cards.el(c)))) : null),
+          h("div.hint", v.reason + " · " + v.medicine + " medicine, " + v.radiated_chips + " radiated")))));
 
       const target = state.options && state.options.target_chips ? state.options.target_chips : 4;
       const players = h("section.players", (state.players || []).map((p) => h("div.card-panel.player" + (p.name === turn.player && !over ? ".turn" : ""), { style: Screens.colourStyle(colours, p.name), dataset: { player: p.name } },
