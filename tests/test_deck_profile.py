@@ -205,3 +205,17 @@ def test_table_run_and_serve_take_a_learned_deck_and_refuse_an_unknown_one(learn
     assert loader().deck.name == "drawn"
     with pytest.raises(ValueError, match="no deck named 'nosuch'"):
         serve.deck_detector_loader("nosuch", learned)
+
+
+def test_a_learned_back_keeps_boxes_of_its_colours_and_drops_others():
+    from companion.vision.deckprofile import back_histogram
+
+    blue = np.zeros((200, 300, 3), np.uint8)
+    blue[:, :150] = (200, 60, 20)          # the deck's back: blue
+    blue[:, 150:] = (30, 120, 230)         # a chip: orange
+    profile, _ = _profile()
+    profile.back = back_histogram(blue, (0, 0, 150, 200))
+    assert profile.is_back(blue, (10, 10, 140, 190))
+    assert not profile.is_back(blue, (160, 10, 290, 190))
+    profile.back = None
+    assert profile.is_back(blue, (160, 10, 290, 190))      # no back learned: every face-down box stays
