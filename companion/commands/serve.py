@@ -111,7 +111,7 @@ def deck_detector_loader(name: str, data: pathlib.Path, loader=None):
 
     def load():
         detector = base()
-        return detector.with_deck(deck) if hasattr(detector, "with_deck") else detector
+        return detector.with_deck(deck, closer=False) if hasattr(detector, "with_deck") else detector
 
     return load
 
