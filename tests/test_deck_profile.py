@@ -9,8 +9,15 @@ import pytest
 
 from companion.cli import main
 from companion.synthetic.deck import card_images, card_mask, code_from_filename, render_card
-from companion.vision.deckprofile import (DECK_CODES, STANDARD_CODES, UNPLACED_COST, DeckProfile, DeckStore, _assign,
-                                          build_profile, default_data_dir)
+from companion.vision.deckprofile import (
+    DECK_CODES,
+    STANDARD_CODES,
+    UNPLACED_COST,
+    DeckStore,
+    _assign,
+    build_profile,
+    default_data_dir,
+)
 
 
 def test_the_assignment_places_each_code_once_and_leaves_a_stray_out():
