@@ -226,3 +226,30 @@ def test_a_learned_back_keeps_boxes_of_its_colours_and_drops_others():
     assert not profile.is_back(blue, (160, 10, 290, 190))
     profile.back = None
     assert profile.is_back(blue, (160, 10, 290, 190))      # no back learned: every face-down box stays
+
+
+def test_with_parts_two_photos_of_half_a_deck_make_a_deck_and_without_they_do_not():
+    from test_web_decks import CARD_H, CARD_W, _spread
+
+    from companion.vision import Detector
+    from companion.vision.deckprofile import learn_from_photos
+
+    halves = [list(DECK_CODES[:27]), list(DECK_CODES[27:])]
+    photos, truths = zip(*(_spread(half) for half in halves))
+    labelled = [(f"half{n}.png", image) for n, image in enumerate(photos)]
+    detector = Detector.load(tile="auto")
+    alone = learn_from_photos(detector, labelled, "halves")
+    assert not alone.complete and any("not found" in p for p in alone.problems)
+    together = learn_from_photos(detector, labelled, "halves", parts=True)
+    named = {}
+    for number, card in together.asked():        # what the player names on the phone or with --set
+        x1, y1, x2, y2 = card.box
+        under = [code for code, x, y in truths[card.photo]
+                 if x <= (x1 + x2) / 2 <= x + CARD_W and y <= (y1 + y2) / 2 <= y + CARD_H]
+        if under and under[0] not in named.values():
+            named[number] = under[0]
+    if named:
+        together = learn_from_photos(detector, labelled, "halves", parts=True, corrections=named)
+    assert together.complete, together.problems
+    assert set(together.profile.learned_codes) >= set(STANDARD_CODES)
+    assert len(named) <= 8
