@@ -130,7 +130,6 @@ def serve(args) -> int:
         config.update(demo_config(args.demo, args.demo_detector))
     if args.deck:
         config["CAMERA_DETECTOR_LOADER"] = deck_detector_loader(args.deck, data, config.get("CAMERA_DETECTOR_LOADER"))
-        config["CAMERA_DECK"] = args.deck
     app = create_app(config)
     print(f"Card Companion: {len(app.extensions['registry'].list())} table(s) in {data.resolve()}")
     if args.demo:
