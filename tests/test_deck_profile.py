@@ -9,8 +9,15 @@ import pytest
 
 from companion.cli import main
 from companion.synthetic.deck import card_images, card_mask, code_from_filename, render_card
-from companion.vision.deckprofile import (DECK_CODES, STANDARD_CODES, UNPLACED_COST, DeckProfile, DeckStore, _assign,
-                                          build_profile, default_data_dir)
+from companion.vision.deckprofile import (
+    DECK_CODES,
+    STANDARD_CODES,
+    UNPLACED_COST,
+    DeckStore,
+    _assign,
+    build_profile,
+    default_data_dir,
+)
 
 
 def test_the_assignment_places_each_code_once_and_leaves_a_stray_out():
@@ -205,3 +212,44 @@ def test_table_run_and_serve_take_a_learned_deck_and_refuse_an_unknown_one(learn
     assert loader().deck.name == "drawn"
     with pytest.raises(ValueError, match="no deck named 'nosuch'"):
         serve.deck_detector_loader("nosuch", learned)
+
+
+def test_a_learned_back_keeps_boxes_of_its_colours_and_drops_others():
+    from companion.vision.deckprofile import back_histogram
+
+    blue = np.zeros((200, 300, 3), np.uint8)
+    blue[:, :150] = (200, 60, 20)          # the deck's back: blue
+    blue[:, 150:] = (30, 120, 230)         # a chip: orange
+    profile, _ = _profile()
+    profile.back = back_histogram(blue, (0, 0, 150, 200))
+    assert profile.is_back(blue, (10, 10, 140, 190))
+    assert not profile.is_back(blue, (160, 10, 290, 190))
+    profile.back = None
+    assert profile.is_back(blue, (160, 10, 290, 190))      # no back learned: every face-down box stays
+
+
+def test_with_parts_two_photos_of_half_a_deck_make_a_deck_and_without_they_do_not():
+    from test_web_decks import CARD_H, CARD_W, _spread
+
+    from companion.vision import Detector
+    from companion.vision.deckprofile import learn_from_photos
+
+    halves = [list(DECK_CODES[:27]), list(DECK_CODES[27:])]
+    photos, truths = zip(*(_spread(half) for half in halves))
+    labelled = [(f"half{n}.png", image) for n, image in enumerate(photos)]
+    detector = Detector.load(tile="auto")
+    alone = learn_from_photos(detector, labelled, "halves")
+    assert not alone.complete and any("not found" in p for p in alone.problems)
+    together = learn_from_photos(detector, labelled, "halves", parts=True)
+    named = {}
+    for number, card in together.asked():        # what the player names on the phone or with --set
+        x1, y1, x2, y2 = card.box
+        under = [code for code, x, y in truths[card.photo]
+                 if x <= (x1 + x2) / 2 <= x + CARD_W and y <= (y1 + y2) / 2 <= y + CARD_H]
+        if under and under[0] not in named.values():
+            named[number] = under[0]
+    if named:
+        together = learn_from_photos(detector, labelled, "halves", parts=True, corrections=named)
+    assert together.complete, together.problems
+    assert set(together.profile.learned_codes) >= set(STANDARD_CODES)
+    assert len(named) <= 8

@@ -14,9 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
-
-import numpy as np
 
 from vision_models.artwork import ARTWORK_DIR, ROOT, render_deck
 

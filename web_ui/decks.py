@@ -17,7 +17,6 @@ import collections
 import secrets
 import threading
 
-import numpy as np
 from flask import Blueprint, current_app, jsonify, render_template, request
 
 bp = Blueprint("decks", __name__)
@@ -113,7 +112,7 @@ def draft_photo(draft: str, number: int):
     entry = _drafts().get(draft)
     if entry is None or not 0 <= number < len(entry["photos"]):
         return _error("no such draft photo", 404)
-    ok, jpeg = cv2.imencode(".jpg", entry["photos"][number][1], [cv2.IMWRITE_JPEG_QUALITY, 80])
+    _, jpeg = cv2.imencode(".jpg", entry["photos"][number][1], [cv2.IMWRITE_JPEG_QUALITY, 80])
     return current_app.response_class(jpeg.tobytes(), mimetype="image/jpeg")
 
 

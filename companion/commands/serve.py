@@ -146,7 +146,7 @@ def deck_detector_loader(name: str, data: pathlib.Path, loader=None):
 
     def load():
         detector = base()
-        return detector.with_deck(deck) if hasattr(detector, "with_deck") else detector
+        return detector.with_deck(deck, closer=False) if hasattr(detector, "with_deck") else detector
 
     return load
 
@@ -166,7 +166,6 @@ def serve(args) -> int:
         config.update(demo_config(args.demo, args.demo_detector))
     if args.deck:
         config["CAMERA_DETECTOR_LOADER"] = deck_detector_loader(args.deck, data, config.get("CAMERA_DETECTOR_LOADER"))
-        config["CAMERA_DECK"] = args.deck
     app = create_app(config)
     print(f"Card Companion: {len(app.extensions['registry'].list())} table(s) in {data.resolve()}")
     if args.demo:

@@ -115,7 +115,7 @@ def _detector(args):
 
     deck = load_named_deck(args)
     try:
-        return Detector.load(tile=args.tile).with_deck(deck)
+        return Detector.load(tile=args.tile).with_deck(deck, closer=False)
     except WeightsMissingError as error:
         raise CommandError(f"the card detector is not installed ({error}); "
                            "'--detector truth' replays a rendered recording's cards.jsonl.gz to test the tracking only") from None

@@ -12,15 +12,14 @@ The index geometry depends only on the card size (not on ``style_seed``), so
 from __future__ import annotations
 
 import math
+import os
 import random
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
-
-import os
-from pathlib import Path
 
 from companion.cards import CLASS_NAMES, Card, InvalidCardError, Kind, Suit
 

@@ -216,8 +216,13 @@ class Detector:
         told.index_px = float(index_px)
         return told
 
-    def with_deck(self, deck) -> "Detector":
-        """This detector (the same loaded networks) reading with a learned deck profile (None: without)."""
+    def with_deck(self, deck, closer: bool = True) -> "Detector":
+        """This detector (the same loaded networks) reading with a learned deck profile (None: without).
+
+        ``closer=False`` keeps the general closer look (no magnification): a table pipeline reads
+        every frame, knows its index size from the mat, and 2x windows cost it about four times the
+        work (a Kingdoms recording took over 15 minutes here instead of about 6).
+        """
         if deck is not None and not getattr(self.classifier_model, "has_embedding", False):
             raise ValueError(f"reading with a learned deck needs the onnxruntime backend and the onnx package "
                              f"(the {self.backend} classifier gives no embedding)")
@@ -232,7 +237,8 @@ class Detector:
             told.conf = min(self.conf, DECK_INDEX_CONF)
             if deck.back is not None:
                 told.back_conf = min(self.back_conf, DECK_BACK_CONF)
-            told.max_zoom = max(self.max_zoom, DECK_MAX_ZOOM)
+            if closer:
+                told.max_zoom = max(self.max_zoom, DECK_MAX_ZOOM)
         return told
 
     @property
