@@ -307,7 +307,7 @@ async def soak_test(args, server: Server) -> dict:
     rebuilt = True
     for table_id, watchers in phones.items():
         _, state = await http(port, "GET", f"/api/tables/{table_id}")
-        rebuilt &= watchers[0].state == state
+        rebuilt &= not watchers or watchers[0].state == state
         for watcher in watchers:
             watcher.task.cancel()
     after_warmup = [rss for at, rss in samples if at >= args.warmup] or [samples[-1][1]]

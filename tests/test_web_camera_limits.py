@@ -36,10 +36,9 @@ def test_a_frame_with_too_many_pixels_is_refused_before_decoding(tmp_path, monke
     monkeypatch.setattr(cv2, "imdecode", lambda *a: decoded.append(a) or None)
     data = huge_png()
     assert len(data) < 100_000
-    started = time.monotonic()
     response = post_frame(client, table, data)
     assert response.status_code == 413 and "12000×12000" in response.get_json()["error"]
-    assert decoded == [] and time.monotonic() - started < 2
+    assert decoded == []  # refused from the header: never decoded
     assert post_frame(client, table, b"\x89PNG\r\n\x1a\n broken").status_code == 400
 
 

@@ -142,3 +142,23 @@ def test_the_streams_work_over_https(tmp_path, scheme):
         text = connection.getresponse().read().decode()
         assert "event: snapshot" in text and ": keep-alive" in text
         connection.close()
+
+
+def test_sixty_four_camera_viewers_hanging_up_at_once_leave_the_server_answering(tmp_path):
+    import struct
+
+    with running_server(tmp_path) as (base, app):
+        _, table = request(base, "POST", "/api/tables", KINGDOMS)
+        viewers = []
+        for _ in range(64):
+            connection = raw_connection(base)
+            connection.sendall(f"GET /api/tables/{table['id']}/camera.mjpeg HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+            viewers.append(connection)
+        for connection in viewers:
+            assert connection.recv(12).startswith(b"HTTP/1.1 200")
+        for connection in viewers:  # hang up hard (RST), as phones dropping off the network at once
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            connection.close()
+        # Answered (within the client's 10 s timeout): the hang-ups freeze nothing.
+        assert request(base, "GET", "/api/games")[0] == 200
+        assert request(base, "GET", f"/api/tables/{table['id']}")[0] == 200

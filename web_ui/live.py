@@ -49,13 +49,15 @@ _cache: collections.OrderedDict[tuple[str, int], bytes] = collections.OrderedDic
 _cache_lock = threading.Lock()
 
 
-def change_message(table: Table, entry, ops: list[dict]) -> bytes:
+def change_message(table: Table, entry, ops: str) -> bytes:
+    """The ``change`` event of one journal entry; ``ops`` is its JSON Patch as JSON text (as the table keeps it)."""
     key = (table.id, entry.seq)
     with _cache_lock:
         cached = _cache.get(key)
     if cached is not None:
         return cached
-    message = sse("change", entry.seq, {**entry.to_json(), "rev": entry.seq, "patch": ops})
+    fields = json.dumps({**entry.to_json(), "rev": entry.seq}, separators=(",", ":"))
+    message = f"id: {entry.seq}\nevent: change\ndata: {fields[:-1]},\"patch\":{ops}}}\n\n".encode()
     with _cache_lock:
         _cache[key] = message
         while len(_cache) > MESSAGE_CACHE_SIZE:

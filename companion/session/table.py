@@ -28,9 +28,11 @@ SOURCES = ("referee", "camera")
 TARGET_KEYS = ("cell", "zone", "chosen", "slot", "position")
 MAX_EVENT_BYTES = 16_384
 SECRET_SETUP_KEYS = ("seed", "deal")
-# How many recent changes a table keeps as patches for streams that resume: a phone asleep for 256
-# changes (two hours of a brisk game) gets one snapshot instead, so the memory per table is bounded.
-PATCH_HISTORY = 256
+# How many recent changes a table keeps as patches (JSON text, a few KB each) for streams that resume: a
+# phone that missed more (a minute of 2 changes a second) gets one snapshot instead. As Python objects
+# 256 patches held about 22 KB each, 110 MB for 20 busy tables (benchmarks/load_web.py soak); as text
+# 128 of them hold well under 1 MB per table.
+PATCH_HISTORY = 128
 # The deepest legitimate body is a setup: {"players": [{"suits": ["H", "D"]}]} is 4 levels; 16 leaves
 # room for rule options while a 1,000-level document (which once answered 500) is refused at once.
 MAX_JSON_DEPTH = 16
@@ -152,7 +154,7 @@ class Table:
         self.state = self.engine.new_game(self.record.setup)
         self._view_cache: tuple[int, dict] | None = None
         self._last_snapshot: tuple[int, dict] | None = None
-        self._patches: collections.deque[tuple[int, list[dict]]] = collections.deque(maxlen=PATCH_HISTORY)
+        self._patches: collections.deque[tuple[int, str]] = collections.deque(maxlen=PATCH_HISTORY)
         # Called (inside the table's lock, so keep them quick) after every change: the web layer wakes
         # its live streams from here.
         self.listeners: list[ChangeListener] = []
@@ -282,7 +284,7 @@ class Table:
         previous = self._last_snapshot
         current = self._snapshot_unlocked()
         if previous is not None and previous[0] == entry.seq - 1:
-            self._patches.append((entry.seq, patch.diff(previous[1], current)))
+            self._patches.append((entry.seq, json.dumps(patch.diff(previous[1], current), separators=(",", ":"))))
         else:
             self._patches.clear()  # no earlier view to diff against: older resumes get a snapshot
         self._last_snapshot = (entry.seq, current)
@@ -372,9 +374,9 @@ class Table:
             entries = [e for e in self.store.journal(self.id) if e.seq > after]
             return entries, self.snapshot()
 
-    def patches_since(self, after: int) -> list[tuple[JournalEntry, list[dict]]] | None:
-        """Each change after ``after`` with the patch it made to the snapshot, oldest first; None when
-        they are no longer all kept (the caller sends a snapshot instead). Read under the table's lock."""
+    def patches_since(self, after: int) -> list[tuple[JournalEntry, str]] | None:
+        """Each change after ``after`` with the patch it made to the snapshot (JSON Patch as JSON text),
+        oldest first; None when they are no longer all kept (the caller sends a snapshot instead)."""
         with self._changed:
             if after >= self.seq:
                 return []
