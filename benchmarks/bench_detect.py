@@ -6,6 +6,9 @@ timed is exactly what ``companion detect`` times: a decoded BGR frame in, the li
 (letterbox, detector, decoding, crops at their plausible quarter-turns, classifier, grouping). Each backend that is
 installed is run on 2 threads; rows report the median of many repeats after a warm-up.
 
+When ``var/weights_int8`` holds int8 copies of the models (``python -m vision_models.quantize --out
+var/weights_int8``; not shipped, tried and not adopted), their ONNX Runtime rows are timed in the same turns.
+
 Needs the exported models (``vision_models/weights`` or ``$COMPANION_WEIGHTS``); without them the
 benchmark reports nothing and says why.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -124,6 +128,10 @@ def run(quick: bool) -> list[dict]:
         except WeightsMissingError as error:
             print(f"bench_detect: skipped ({error})", file=sys.stderr)
             return []
+    int8 = Path(__file__).resolve().parents[1] / "var" / "weights_int8"
+    if (int8 / "models.json").is_file():
+        loaded["onnxruntime int8"] = (Detector.load(int8, backend="onnxruntime", threads=THREADS),
+                                      Detector.load(int8, backend="onnxruntime", threads=THREADS, tile="auto"))
     # every backend's every row timed in one interleaved loop: side by side, under the same load
     functions, rows = [], []
     for backend, (detector, closer) in loaded.items():

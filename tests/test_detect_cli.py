@@ -103,3 +103,34 @@ def test_evaluate_writes_a_report_and_json(weights, tmp_path, capsys):
     assert parallel["overall"] == summary["overall"] and parallel["confusions"] == summary["confusions"]
     assert main(["evaluate", str(tmp_path / "none"), "--weights", str(weights)]) == 2
     assert "no such folder" in capsys.readouterr().err
+
+
+def test_detect_and_evaluate_take_the_backend_auto_picks_by_default(weights, photos, tmp_path, monkeypatch, capsys):
+    from companion.vision import Detector
+    from companion.vision.models import resolve_backend
+
+    asked = []
+    real_load = Detector.load.__func__
+
+    def recording_load(cls, *args, **kwargs):
+        asked.append(kwargs["backend"])
+        return real_load(cls, *args, **kwargs)
+
+    monkeypatch.setattr(Detector, "load", classmethod(recording_load))
+    assert main(["detect", photos[1], "--json", "--weights", str(weights)]) == 0
+    capsys.readouterr()
+    folder = tmp_path / "labelled"
+    (folder / "images").mkdir(parents=True)
+    (folder / "labels").mkdir()
+    (folder / "data.yaml").write_text("names: ['AS', 'RED JOKER', 'BACK']\n")
+    cv2.imwrite(str(folder / "images" / "a.jpg"), np.full((320, 320, 3), 90, dtype=np.uint8))
+    (folder / "labels" / "a.txt").write_text("0 0.3 0.3 0.05 0.08\n")
+    report = tmp_path / "EVALUATION.md"
+    assert main(["evaluate", str(folder), "--split", "all", "--weights", str(weights), "--out", str(report)]) == 0
+    assert asked == ["auto", "auto"]
+    text = report.read_text()
+    # The report names the backend auto resolved to, and its command line leaves the default out.
+    assert f"backend {resolve_backend('auto')}" in text and "--backend" not in text
+    with pytest.raises(SystemExit) as refused:
+        main(["detect", photos[1], "--weights", str(weights), "--backend", "tensorflow"])
+    assert refused.value.code == 2 and "tensorflow" in capsys.readouterr().err

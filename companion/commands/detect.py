@@ -20,8 +20,9 @@ def register(subparsers) -> None:
                         help="folder with models.json and the ONNX files (default: vision_models/weights or $COMPANION_WEIGHTS)")
     parser.add_argument("--conf", type=float, metavar="X",
                         help="detector confidence threshold for index boxes (default: models.json's, else 0.25)")
-    parser.add_argument("--backend", choices=("onnxruntime", "openvino"), default="onnxruntime",
-                        help="inference runtime (default onnxruntime; openvino if installed)")
+    parser.add_argument("--backend", choices=("auto", "onnxruntime", "openvino"), default="auto",
+                        help="inference runtime; auto (the default, as Detector.load) takes the faster installed "
+                             "one: onnxruntime, else openvino")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
     parser.add_argument("--tile", default="auto", metavar="auto|off|PX",
                         help="look closer in overlapping windows when the indices are small for the frame "

@@ -20,7 +20,9 @@ def register(subparsers) -> None:
                         help="holdout: only the photos never used in training (vision_models/real_split.py); all: every photo")
     parser.add_argument("--conf", type=float, metavar="X",
                         help="detector confidence threshold for index boxes (default: models.json's, else 0.25)")
-    parser.add_argument("--backend", choices=("onnxruntime", "openvino"), default="onnxruntime")
+    parser.add_argument("--backend", choices=("auto", "onnxruntime", "openvino"), default="auto",
+                        help="inference runtime; auto (the default, as Detector.load) takes the faster installed "
+                             "one: onnxruntime, else openvino")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="score photos in N worker processes, each with its own detector (default 1)")
@@ -55,7 +57,7 @@ def _command_line(args) -> str:
         parts += ["--weights", args.weights]
     if args.conf is not None:
         parts += ["--conf", str(args.conf)]
-    if args.backend != "onnxruntime":
+    if args.backend != "auto":
         parts += ["--backend", args.backend]
     if args.threads != 2:
         parts += ["--threads", str(args.threads)]
