@@ -21,6 +21,9 @@ def register(subparsers) -> None:
     parser.add_argument("--backend", choices=("auto", "onnxruntime", "openvino"), default="auto",
                         help="inference runtime; auto (the default, as Detector.load) takes the faster installed "
                              "one: onnxruntime, else openvino")
+    parser.add_argument("--precision", choices=("auto", "f32", "int8"), default="auto",
+                        help="auto (default): the int8 copies of the models with onnxruntime where models.json names "
+                             "them, else f32; f32 or int8 to choose")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="score photos in N worker processes, each with its own detector (default 1)")
@@ -39,8 +42,9 @@ def _models_note(detector) -> str:
     manifest = detector.manifest
     training = manifest.raw.get("training") or {}
     summary = ", ".join(f"{k} {training[k]}" for k in ("epochs", "seed") if k in training)
-    return (f"`{manifest.directory}` (detector {manifest.detector.path.name} at imgsz {manifest.detector.imgsz}, "
-            f"classifier {manifest.classifier.path.name} at {manifest.classifier.imgsz}"
+    detector_file, classifier_file = (Path(path).name for path in detector.model_files)
+    return (f"`{manifest.directory}` (detector {detector_file} at imgsz {manifest.detector.imgsz}, "
+            f"classifier {classifier_file} at {manifest.classifier.imgsz}"
             f"{'; ' + summary if summary else ''}), backend {detector.backend}, "
             f"thresholds: index conf {detector.conf}, back conf {detector.back_conf}, NMS IoU {detector.iou}, "
             f"closer look (tile): {detector.tile or 'off'}")
@@ -55,6 +59,8 @@ def _command_line(args) -> str:
         parts += ["--conf", str(args.conf)]
     if args.backend != "auto":
         parts += ["--backend", args.backend]
+    if args.precision != "auto":
+        parts += ["--precision", args.precision]
     if args.threads != 2:
         parts += ["--threads", str(args.threads)]
     if args.limit is not None:
@@ -79,7 +85,8 @@ def run(args) -> int:
         raise ValueError(f"--limit must be at least 1, got {args.limit}")
     if not Path(args.folder).is_dir():
         raise ValueError(f"{args.folder}: no such folder")
-    detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf, tile=args.tile)
+    detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf, tile=args.tile,
+                             precision=args.precision)
 
     def progress(done: int, total: int) -> None:
         if sys.stderr.isatty():
@@ -88,7 +95,7 @@ def run(args) -> int:
             print(f"{done}/{total} photos", file=sys.stderr, flush=True)
 
     load_options = {"weights_dir": args.weights, "backend": args.backend, "threads": args.threads, "conf": args.conf,
-                    "tile": args.tile}
+                    "tile": args.tile, "precision": args.precision}
     summary = evaluate_folder(detector, args.folder, split=args.split, limit=args.limit, progress=progress,
                               jobs=args.jobs, load_options=load_options, mosaic=args.mosaic)
     if args.out:
