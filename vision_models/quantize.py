@@ -5,8 +5,8 @@
 Calibration: every shipped demo recording (demo/*/recording.mp4) gives ``--frames`` frames spread
 over its length; the f32 models read each frame exactly as ``companion table run`` does (closer look
 on), and every detector input and classifier crop they are fed is kept as a calibration sample. The
-quantized graphs are QDQ, per-channel int8 weights, uint8 activations (the U8S8 form ONNX Runtime's
-CPU kernels run fastest without VNNI), MinMax calibration. The int8 copies are written next to the
+quantized graphs are QDQ, per-channel int8 weights, uint8 activations (U8S8, ONNX Runtime's usual
+CPU form), MinMax calibration. The int8 copies are written next to the
 f32 models (detector.int8.onnx, classifier.int8.onnx) and named in models.json (``int8_file``):
 ONNX Runtime then loads them by default (``--precision f32`` takes the exported ones back).
 Figures (speed, holdout F1, live demos): vision_models/EVALUATION.md and docs/table.md.
