@@ -6,8 +6,9 @@ timed is exactly what ``companion detect`` times: a decoded BGR frame in, the li
 (letterbox, detector, decoding, crops at their plausible quarter-turns, classifier, grouping). Each backend that is
 installed is run on 2 threads; rows report the median of many repeats after a warm-up.
 
-When ``var/weights_int8`` holds int8 copies of the models (``python -m vision_models.quantize --out
-var/weights_int8``; not shipped, tried and not adopted), their ONNX Runtime rows are timed in the same turns.
+Where models.json names int8 copies of the models (``python -m vision_models.quantize``), ONNX Runtime
+is timed with both: the f32 models ("onnxruntime f32") and the int8 ones ("onnxruntime int8", the default),
+in the same turns.
 
 Needs the exported models (``vision_models/weights`` or ``$COMPANION_WEIGHTS``); without them the
 benchmark reports nothing and says why.
@@ -17,7 +18,6 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -116,22 +116,22 @@ def _interleaved_ms(functions, repeats: int, warmup: int) -> list[float]:
 def run(quick: bool) -> list[dict]:
     from companion.vision import Detector, available_backends
     from companion.vision.detector import plausible_turns
-    from companion.vision.models import WeightsMissingError
+    from companion.vision.models import ModelsManifest, WeightsMissingError
 
     repeats, warmup = (5, 2) if quick else (60, 8)
     frame, drawn, source = benchmark_frame()
     loaded = {}
+    try:
+        manifest = ModelsManifest.load()
+    except WeightsMissingError as error:
+        print(f"bench_detect: skipped ({error})", file=sys.stderr)
+        return []
+    int8_shipped = manifest.detector.int8_path is not None and manifest.classifier.int8_path is not None
     for backend in available_backends():
-        try:
-            loaded[backend] = (Detector.load(backend=backend, threads=THREADS),
-                               Detector.load(backend=backend, threads=THREADS, tile="auto"))
-        except WeightsMissingError as error:
-            print(f"bench_detect: skipped ({error})", file=sys.stderr)
-            return []
-    int8 = Path(__file__).resolve().parents[1] / "var" / "weights_int8"
-    if (int8 / "models.json").is_file():
-        loaded["onnxruntime int8"] = (Detector.load(int8, backend="onnxruntime", threads=THREADS),
-                                      Detector.load(int8, backend="onnxruntime", threads=THREADS, tile="auto"))
+        for precision in ("f32", "int8") if backend == "onnxruntime" and int8_shipped else ("f32",):
+            name = f"{backend} {precision}" if backend == "onnxruntime" and int8_shipped else backend
+            loaded[name] = (Detector.load(backend=backend, threads=THREADS, precision=precision),
+                            Detector.load(backend=backend, threads=THREADS, tile="auto", precision=precision))
     # every backend's every row timed in one interleaved loop: side by side, under the same load
     functions, rows = [], []
     for backend, (detector, closer) in loaded.items():

@@ -1,21 +1,21 @@
 """Int8 copies of the exported detector and classifier, with ONNX Runtime's own static quantization.
 
-    python -m vision_models.quantize --out var/weights_int8 [--weights vision_models/weights] [--frames 12]
+    python -m vision_models.quantize [--weights vision_models/weights] [--frames 8]
 
 Calibration: every shipped demo recording (demo/*/recording.mp4) gives ``--frames`` frames spread
 over its length; the f32 models read each frame exactly as ``companion table run`` does (closer look
 on), and every detector input and classifier crop they are fed is kept as a calibration sample. The
-quantized graphs are QDQ, per-channel int8 weights, uint8 activations (the U8S8 form ONNX Runtime's
-CPU kernels run fastest without VNNI), MinMax calibration. The output folder holds the two ONNX files
-and a copy of models.json, so ``--weights OUT`` works with every command.
-
-Tried and not adopted (figures in vision_models/EVALUATION.md and docs/table.md): the runtime keeps
-the f32 models. Needs only onnx and onnxruntime (no torch).
+quantized graphs are QDQ, per-channel int8 weights, uint8 activations (U8S8, ONNX Runtime's usual
+CPU form), MinMax calibration. The int8 copies are written next to the
+f32 models (detector.int8.onnx, classifier.int8.onnx) and named in models.json (``int8_file``):
+ONNX Runtime then loads them by default (``--precision f32`` takes the exported ones back).
+Figures (speed, holdout F1, live demos): vision_models/EVALUATION.md and docs/table.md.
+Needs only onnx and onnxruntime (no torch). Rerun it after every retraining (train.py drops the int8
+names from models.json, so a stale copy is never loaded).
 """
 from __future__ import annotations
 
 import argparse
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -25,7 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 # Enough to cover the demo tables' range of light, card counts and hands; each frame feeds one
 # detector input per closer-look window and a few dozen classifier crops.
-DEFAULT_FRAMES_PER_RECORDING = 12
+DEFAULT_FRAMES_PER_RECORDING = 8
 # The classifier sees many near-identical crops per frame; this many are plenty for MinMax ranges.
 MAX_CLASSIFIER_SAMPLES = 600
 
@@ -68,7 +68,7 @@ def demo_frames(per_recording: int) -> list[np.ndarray]:
 def calibration_inputs(weights: Path | None, per_recording: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
     from companion.vision import Detector
 
-    detector = Detector.load(weights, backend="onnxruntime", tile="auto")
+    detector = Detector.load(weights, backend="onnxruntime", tile="auto", precision="f32")
     detector.detector_model = _Recorder(detector.detector_model)
     detector.classifier_model = _Recorder(detector.classifier_model)
     for frame in demo_frames(per_recording):
@@ -122,24 +122,31 @@ def quantize(source: Path, target: Path, samples: list[np.ndarray]) -> None:
                         nodes_to_exclude=head_postprocess_nodes(prepared))
 
 
+def int8_name(path: Path) -> str:
+    return path.stem + ".int8" + path.suffix
+
+
 def main(argv=None) -> int:
+    import json
+
     from companion.vision.models import ModelsManifest
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--weights", type=Path, help="folder with the f32 models (default vision_models/weights)")
-    parser.add_argument("--out", type=Path, required=True, help="folder for the int8 models (e.g. var/weights_int8)")
     parser.add_argument("--frames", type=int, default=DEFAULT_FRAMES_PER_RECORDING,
                         help=f"calibration frames per demo recording (default {DEFAULT_FRAMES_PER_RECORDING})")
     args = parser.parse_args(argv)
     manifest = ModelsManifest.load(args.weights)
     detector_samples, classifier_samples = calibration_inputs(args.weights, args.frames)
     print(f"calibration: {len(detector_samples)} detector inputs, {len(classifier_samples)} classifier crops")
-    args.out.mkdir(parents=True, exist_ok=True)
-    quantize(manifest.detector.path, args.out / manifest.detector.path.name, detector_samples)
-    quantize(manifest.classifier.path, args.out / manifest.classifier.path.name, classifier_samples)
-    shutil.copy(manifest.directory / "models.json", args.out / "models.json")
-    for name in (manifest.detector.path.name, manifest.classifier.path.name):
-        print(f"{args.out / name}: {(args.out / name).stat().st_size / 1e6:.1f} MB")
+    raw = json.loads((manifest.directory / "models.json").read_text())
+    for key, spec, samples in (("detector", manifest.detector, detector_samples),
+                               ("classifier", manifest.classifier, classifier_samples)):
+        target = manifest.directory / int8_name(spec.path)
+        quantize(spec.path, target, samples)
+        raw[key]["int8_file"] = target.name
+        print(f"{target}: {target.stat().st_size / 1e6:.1f} MB")
+    (manifest.directory / "models.json").write_text(json.dumps(raw, indent=2) + "\n")
     return 0
 
 

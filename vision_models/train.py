@@ -178,7 +178,8 @@ def export(args: argparse.Namespace, wall_seconds: dict) -> dict:
         old = json.loads(previous.read_text())
         for stage in ("detector", "classifier"):
             for key, value in old.get(stage, {}).items():
-                models[stage].setdefault(key, value)
+                if key != "int8_file":  # quantized from the old weights: rerun vision_models/quantize.py
+                    models[stage].setdefault(key, value)
         if "steps" in old.get("training", {}):  # the hand-kept record of every command that led here
             models["training"]["steps"] = old["training"]["steps"]
     # written before validation so the weights are usable even if validation is cut short

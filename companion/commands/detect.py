@@ -23,6 +23,9 @@ def register(subparsers) -> None:
     parser.add_argument("--backend", choices=("auto", "onnxruntime", "openvino"), default="auto",
                         help="inference runtime; auto (the default, as Detector.load) takes the faster installed "
                              "one: onnxruntime, else openvino")
+    parser.add_argument("--precision", choices=("auto", "f32", "int8"), default="auto",
+                        help="auto (default): the int8 copies of the models with onnxruntime where models.json names "
+                             "them, else f32; f32 or int8 to choose")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
     parser.add_argument("--tile", default="auto", metavar="auto|off|PX",
                         help="look closer in overlapping windows when the indices are small for the frame "
@@ -41,7 +44,8 @@ def run(args) -> int:
     if args.threads < 1:
         raise ValueError(f"--threads must be at least 1, got {args.threads}")
     deck = load_named_deck(args)
-    detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf, tile=args.tile)
+    detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf, tile=args.tile,
+                             precision=args.precision)
     detector = detector.with_deck(deck)
     out_dir = Path(args.save_annotated) if args.save_annotated else None
     if out_dir is not None:

@@ -23,6 +23,9 @@ def register(subparsers) -> None:
     parser.add_argument("--backend", choices=("auto", "onnxruntime", "openvino"), default="auto",
                         help="inference runtime; auto (the default, as Detector.load) takes the faster installed "
                              "one: onnxruntime, else openvino")
+    parser.add_argument("--precision", choices=("auto", "f32", "int8"), default="auto",
+                        help="auto (default): the int8 copies of the models with onnxruntime where models.json names "
+                             "them, else f32; f32 or int8 to choose")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="score photos in N worker processes, each with its own detector (default 1)")
@@ -42,8 +45,9 @@ def _models_note(detector) -> str:
     manifest = detector.manifest
     training = manifest.raw.get("training") or {}
     summary = ", ".join(f"{k} {training[k]}" for k in ("epochs", "seed") if k in training)
-    return (f"`{manifest.directory}` (detector {manifest.detector.path.name} at imgsz {manifest.detector.imgsz}, "
-            f"classifier {manifest.classifier.path.name} at {manifest.classifier.imgsz}"
+    detector_file, classifier_file = (Path(path).name for path in detector.model_files)
+    return (f"`{manifest.directory}` (detector {detector_file} at imgsz {manifest.detector.imgsz}, "
+            f"classifier {classifier_file} at {manifest.classifier.imgsz}"
             f"{'; ' + summary if summary else ''}), backend {detector.backend}, "
             f"thresholds: index conf {detector.conf}, back conf {detector.back_conf}, NMS IoU {detector.iou}, "
             f"closer look (tile): {detector.tile or 'off'}"
@@ -59,6 +63,8 @@ def _command_line(args) -> str:
         parts += ["--conf", str(args.conf)]
     if args.backend != "auto":
         parts += ["--backend", args.backend]
+    if args.precision != "auto":
+        parts += ["--precision", args.precision]
     if args.threads != 2:
         parts += ["--threads", str(args.threads)]
     if args.limit is not None:
@@ -86,7 +92,8 @@ def run(args) -> int:
     if not Path(args.folder).is_dir():
         raise ValueError(f"{args.folder}: no such folder")
     deck = load_named_deck(args)
-    detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf, tile=args.tile)
+    detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf, tile=args.tile,
+                             precision=args.precision)
     detector = detector.with_deck(deck)
 
     def progress(done: int, total: int) -> None:
@@ -96,7 +103,7 @@ def run(args) -> int:
             print(f"{done}/{total} photos", file=sys.stderr, flush=True)
 
     load_options = {"weights_dir": args.weights, "backend": args.backend, "threads": args.threads, "conf": args.conf,
-                    "tile": args.tile, "deck": args.deck, "data": args.data}
+                    "tile": args.tile, "precision": args.precision, "deck": args.deck, "data": args.data}
     summary = evaluate_folder(detector, args.folder, split=args.split, limit=args.limit, progress=progress,
                               jobs=args.jobs, load_options=load_options, mosaic=args.mosaic)
     if args.out:

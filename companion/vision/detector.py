@@ -27,7 +27,7 @@ from companion.vision.detections import Detections
 from companion.vision.frames import check_frame
 from companion.vision.grouping import ROTATIONS, IndexReading, group_cards
 from companion.vision.letterbox import Letterbox, to_model_input
-from companion.vision.models import DEFAULT_THREADS, Model, ModelsManifest, load_model
+from companion.vision.models import DEFAULT_THREADS, Model, ModelsManifest, load_model, resolve_backend
 
 INDEX_CLASS, BACK_CLASS = 0, 1
 NONE_CLASS = "NONE"
@@ -175,6 +175,8 @@ class Detector:
         # a whole-table view cannot give: there that pass finds no index at all, or only a marker.
         self.index_px: float | None = None
         self.max_zoom = MAX_ZOOM
+        # The files the two networks came from (load() may take the int8 copies); reports name them.
+        self.model_files: tuple[os.PathLike, os.PathLike] = (manifest.detector.path, manifest.classifier.path)
         conf = manifest.thresholds["conf"] if conf is None else conf
         back_conf = manifest.thresholds["back_conf"] if back_conf is None else back_conf
         iou = manifest.thresholds["iou"] if iou is None else iou
@@ -201,12 +203,19 @@ class Detector:
     @classmethod
     def load(cls, weights_dir: str | os.PathLike | None = None, backend: str = "auto",
              threads: int = DEFAULT_THREADS, conf: float | None = None, iou: float | None = None,
-             back_conf: float | None = None, tile: int | str | None = None) -> "Detector":
-        """Load models.json and both networks; thresholds left None come from models.json (or the defaults)."""
+             back_conf: float | None = None, tile: int | str | None = None, precision: str = "auto") -> "Detector":
+        """Load models.json and both networks; thresholds left None come from models.json (or the defaults).
+
+        ``precision``: "auto" takes the int8 copies with ONNX Runtime where models.json names them,
+        "f32" the exported models, "int8" the quantized ones (see ModelSpec.path_for)."""
         manifest = ModelsManifest.load(weights_dir)
-        detector = load_model(manifest.detector.path, backend, threads)
-        classifier = load_model(manifest.classifier.path, backend, threads, allow_batching=True)
-        return cls(manifest, detector, classifier, conf=conf, iou=iou, back_conf=back_conf, tile=tile)
+        backend = resolve_backend(backend)
+        paths = [spec.path_for(backend, precision) for spec in (manifest.detector, manifest.classifier)]
+        detector = load_model(paths[0], backend, threads)
+        classifier = load_model(paths[1], backend, threads, allow_batching=True)
+        loaded = cls(manifest, detector, classifier, conf=conf, iou=iou, back_conf=back_conf, tile=tile)
+        loaded.model_files = tuple(paths)
+        return loaded
 
     def expecting_index_px(self, index_px: float) -> "Detector":
         """This detector (the same loaded networks) told how large indices are in frame pixels."""

@@ -43,11 +43,27 @@ def default_weights_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "vision_models" / "weights"
 
 
+PRECISIONS = ("auto", "f32", "int8")
+HOW_TO_GET_INT8 = "python -m vision_models.quantize writes them next to the f32 models and names them in models.json"
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     path: Path
     imgsz: int
     classes: tuple[str, ...]
+    int8_path: Path | None = None  # the int8 (quantized) copy of the same network, when models.json names one
+
+    def path_for(self, backend: str, precision: str = "auto") -> Path:
+        """The file to load: ``auto`` takes the int8 copy with ONNX Runtime where there is one (measured
+        faster at the same accuracy, vision_models/EVALUATION.md), else f32; OpenVINO keeps f32."""
+        if precision not in PRECISIONS:
+            raise ValueError(f"unknown precision {precision!r}: choose one of {', '.join(PRECISIONS)}")
+        if precision == "int8" and self.int8_path is None:
+            raise ValueError(f"models.json names no int8 copy of {self.path.name}: {HOW_TO_GET_INT8}")
+        if precision == "int8" or precision == "auto" and backend == "onnxruntime" and self.int8_path is not None:
+            return self.int8_path
+        return self.path
 
 
 # Thresholds used when neither the caller nor models.json names one (ultralytics' own defaults).
@@ -79,8 +95,10 @@ class ModelsManifest:
         try:
             raw = json.loads(manifest.read_text())
             det, clf = raw["detector"], raw["classifier"]
-            detector = ModelSpec(directory / det["file"], int(det.get("imgsz", 640)), tuple(det["classes"]))
-            classifier = ModelSpec(directory / clf["file"], int(clf.get("imgsz", 64)), tuple(clf["classes"]))
+            detector = ModelSpec(directory / det["file"], int(det.get("imgsz", 640)), tuple(det["classes"]),
+                                 directory / det["int8_file"] if det.get("int8_file") else None)
+            classifier = ModelSpec(directory / clf["file"], int(clf.get("imgsz", 64)), tuple(clf["classes"]),
+                                   directory / clf["int8_file"] if clf.get("int8_file") else None)
             crop_expand = float(clf.get("crop_expand", 0.10))
             normalize = clf.get("normalize", "rgb/255")
             thresholds = {k: float(det.get(k, v)) for k, v in DEFAULT_THRESHOLDS.items()}
@@ -95,6 +113,8 @@ class ModelsManifest:
         for spec in (detector, classifier):
             if not spec.path.is_file():
                 raise WeightsMissingError(f"{spec.path} is missing: {HOW_TO_GET_WEIGHTS}")
+            if spec.int8_path is not None and not spec.int8_path.is_file():
+                raise WeightsMissingError(f"{spec.int8_path} (named by models.json) is missing: {HOW_TO_GET_INT8}")
         return cls(directory, detector, classifier, crop_expand, raw, thresholds)
 
 
