@@ -9,7 +9,7 @@ import pytest
 
 from companion.vision import Detector
 from companion.vision.models import ModelsManifest, OnnxRuntimeModel, WeightsMissingError
-from test_vision_runtime_support import dummy_weights_dir
+from helpers.dummy_weights import dummy_weights_dir
 from vision_models.quantize import head_postprocess_nodes, quantize
 
 
