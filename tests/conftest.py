@@ -5,3 +5,30 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 GOLDEN_KINGDOMS = SHARED / "golden" / "kingdoms_seed_example.json"
 REAL_DATASET = SHARED / "datasets" / "cardcounterml"
+
+
+# -- the browser tests' fixtures (tests/test_browser*.py, tests/test_accessibility.py) ------------------
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium under Playwright, one per test module."""
+    from playwright import sync_api
+
+    from helpers.browser import ARGS, CHROMIUM, require_chromium
+
+    require_chromium()
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def server(tmp_path):
+    """The web app served on a free loopback port; yields its base URL."""
+    from helpers.web import running_server
+
+    with running_server(tmp_path, SSE_MAX_SECONDS=60.0) as (base, _app):
+        yield base

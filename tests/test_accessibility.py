@@ -3,18 +3,14 @@ no serious or critical violation; every touch target at least 44 px; nothing wid
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
 from conftest import GOLDEN_KINGDOMS
-from test_browser import ARGS, CHROMIUM, PHONE, browser, server  # noqa: F401  (fixtures)
-from test_web_live import request
+from helpers.browser import PHONE
+from helpers.web import request
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"no Chromium at {CHROMIUM} (apt install chromium)"),
-]
+pytestmark = pytest.mark.browser
 MIN_TARGET_PX = 44          # WCAG 2.5.5 (AAA) and the platforms' own guidance for a finger
 NARROW_PHONE_PX = 320       # the narrowest phone screens still sold (iPhone SE 1st gen, small Androids)
 # Interactive elements whose size a finger needs. Exempt (WCAG 2.5.5): links inside running text, and the

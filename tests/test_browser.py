@@ -10,32 +10,11 @@ import pathlib
 
 import pytest
 
+from helpers.browser import PHONE
 from helpers.web import request, running_server
 from conftest import GOLDEN_KINGDOMS
 
-CHROMIUM = "/usr/bin/chromium"
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"no Chromium at {CHROMIUM} (apt install chromium)"),
-]
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def server(tmp_path):
-    with running_server(tmp_path, SSE_MAX_SECONDS=60.0) as (base, app):
-        yield base
+pytestmark = pytest.mark.browser
 
 
 def shoot(page, name):
@@ -342,7 +321,8 @@ def test_the_camera_view_labels_each_card_by_state_without_overlap(browser, tmp_
         labels = page.locator(".cam-label")
         assert labels.count() == len([t for t in feed.tracks if t["pixel"]])
         assert page.locator(".cam-label.settled").count() == settled
-        boxes = labels.evaluate_all("ls => ls.map(l => { const r = l.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom, l.textContent]; })")
+        boxes = labels.evaluate_all("ls => ls.map(l => { const r = l.getBoundingClientRect(); "
+                                    "return [r.left, r.top, r.right, r.bottom, l.textContent]; })")
         stage = page.locator("#camera-labels").evaluate("n => { const r = n.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }")
         for i, a in enumerate(boxes):
             assert stage[0] - 0.5 <= a[0] and a[2] <= stage[2] + 0.5 and stage[1] - 0.5 <= a[1] and a[3] <= stage[3] + 0.5, a

@@ -24,15 +24,14 @@ On failure the frames the server received are written to the test's temporary fo
 """
 from __future__ import annotations
 
-import os
 import pathlib
 import time
 
 import cv2
 import pytest
 
-from test_browser import ARGS, CHROMIUM, PHONE
-from test_web_live import running_server
+from helpers.browser import ARGS, CHROMIUM, PHONE, require_chromium
+from helpers.web import running_server
 
 GAME = "dungeon"                  # the default demo; 307 frames at 6 frames/s
 PICK_EVERY = 2                    # 3 frames/s of the recording: read to its truth offline too
@@ -43,10 +42,7 @@ Y4M_FPS = 2
 FINAL_HOLD_SECONDS = 5.0          # the last frame stays, so the last cards settle (settle time 0.6 s)
 FLUSH_SECONDS = 8.0               # after the phone stops: the pipeline finishes what it was sent
 
-pytestmark = [
-    pytest.mark.browser, pytest.mark.slow,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"no Chromium at {CHROMIUM} (apt install chromium)"),
-]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def write_y4m(recording: pathlib.Path, out: pathlib.Path, hold: float, final_hold: float, every: int = 1) -> tuple[int, float]:
@@ -77,7 +73,9 @@ def write_y4m(recording: pathlib.Path, out: pathlib.Path, hold: float, final_hol
 
 
 def test_a_phone_streams_a_recording_and_the_referee_reaches_its_truth(tmp_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
+    from playwright import sync_api
+
+    require_chromium()
     from companion.synthetic.recording import replay_truth
     from companion.table.demos import demo_dir, demo_truth
     from companion.vision import Detector

@@ -8,7 +8,6 @@ import pytest
 from dataclasses import dataclass, field
 
 import cv2
-import pytest
 import numpy as np
 
 from companion.session.camera import CameraFeed

@@ -6,7 +6,6 @@ import io
 import time
 
 import cv2
-import numpy as np
 import PIL.Image
 
 from test_web import jpeg, make_app

@@ -80,8 +80,9 @@ def test_a_deck_photo_is_labelled_corrected_and_saved(client, app):
 
 def test_bad_uploads_are_refused_and_nothing_is_saved(client, app):
     image, _ = _spread(["7H", "QS", "10D"])
-    post = lambda name, files: client.post("/api/decks/drafts", content_type="multipart/form-data",
-                                           data={"name": name, "photos": files})
+    def post(name, files):
+        return client.post("/api/decks/drafts", content_type="multipart/form-data", data={"name": name, "photos": files})
+
     response = post("broken", [(io.BytesIO(b"not an image"), "x.jpg")])
     assert response.status_code == 400 and "x.jpg" in response.get_json()["error"]
     assert post("../up", [(io.BytesIO(_jpeg(image)), "a.jpg")]).status_code == 400
