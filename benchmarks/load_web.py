@@ -336,7 +336,7 @@ async def crash_round(args, data: pathlib.Path, cpus) -> tuple[int, int, list[st
         while not stop.is_set():
             try:
                 status, body = await change(port, table, n)
-            except (OSError, ValueError, IndexError, asyncio.TimeoutError, asyncio.IncompleteReadError):
+            except (TimeoutError, OSError, ValueError, IndexError, asyncio.IncompleteReadError):
                 return  # the server died mid-request: not acknowledged
             if status == 200 and isinstance(body, dict) and "entry" in body:  # a whole answer: acknowledged
                 acknowledged[table["id"]].append(body["entry"])

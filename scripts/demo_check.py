@@ -43,7 +43,8 @@ def main(argv=None) -> int:
         equal = comparable(table.snapshot()) == comparable(replay_truth(truth))
         status = feed.status()
         print(f"{args.game}: {status['frames']} frames read, {status['camera_events']} camera events of the truth's "
-              f"{len(truth['events'])} ({status['overruled_by_referee']} overruled by the referee), final state {'equals' if equal else 'differs from'} the truth, "
+              f"{len(truth['events'])} ({status['overruled_by_referee']} overruled by the referee), "
+              f"final state {'equals' if equal else 'differs from'} the truth, "
               f"{time.monotonic() - started:.0f} s; open questions: {[q['text'] for q in status['questions'] if q['status'] == 'open']}")
         return 0 if equal else 1
     finally:

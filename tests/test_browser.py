@@ -223,7 +223,7 @@ def test_kingdoms_between_rounds_shows_the_scored_grid_and_the_chart(browser, se
 def test_a_camera_question_is_marked_on_the_board_and_answered_with_one_tap(browser, tmp_path):
     """The camera settles a joker at a cell, then reads the same spot as 3♠ too and asks; the referee's
     phone shows the question on that cell, one tap answers it, and Undo takes the answer back."""
-    from test_session_camera import KINGDOMS_SETUP, overlapping_detector
+    from helpers.camera import KINGDOMS_SETUP, overlapping_detector
     from companion.session.camera import CameraFeed
     import numpy as np
 

@@ -229,7 +229,7 @@ def test_a_learned_back_keeps_boxes_of_its_colours_and_drops_others():
 
 
 def test_with_parts_two_photos_of_half_a_deck_make_a_deck_and_without_they_do_not():
-    from test_web_decks import CARD_H, CARD_W, _spread
+    from helpers.decks import CARD_H, CARD_W, spread as _spread
 
     from companion.vision import Detector
     from companion.vision.deckprofile import learn_from_photos

@@ -14,6 +14,7 @@ from companion.session.camera import CameraFeed
 from companion.table.sources import PushSource
 from companion.vision.detections import Detections
 from helpers.grid_engine import SETUP, GridEngine, grid_registry, place
+from helpers.camera import KINGDOMS_SETUP, overlapping_detector
 from helpers.web import make_app
 
 
@@ -241,17 +242,6 @@ def test_every_feed_shares_one_detector_loaded_once(monkeypatch):
 
 
 # -- questions on the board ---------------------------------------------------------------------------
-KINGDOMS_SETUP = {"players": [{"name": "Ann", "suits": ["H", "D"]}, {"name": "Bo", "suits": ["S", "C"]}]}
-
-
-def overlapping_detector(frame):
-    """One card at a spot; from the 8th frame on the same spot also reads as another code (2 readings)."""
-    overlapping_detector.calls += 1
-    boxes, codes = [[100, 100, 160, 190]], ["SJ"]
-    if overlapping_detector.calls > 8:
-        boxes.append([101, 101, 161, 191])
-        codes.append("3S")
-    return Detections(np.array(boxes, np.float32), np.array([0.9] * len(codes), np.float32), tuple(codes))
 
 
 def asking_kingdoms_app(tmp_path):

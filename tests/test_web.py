@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from companion.session.patch import apply
-from helpers.grid_engine import GridEngine
-from helpers.web import make_app
+from helpers.grid_engine import GridEngine, place
+from helpers.web import jpeg, make_app, post_event
 from web_ui import TestConfig, create_app
 
 
@@ -35,15 +35,6 @@ def table(client):
     response = client.post("/api/tables", json={"game": "grid", "players": [{"name": "Ann"}, {"name": "Bo"}]})
     assert response.status_code == 201
     return response.get_json()
-
-
-def post_event(client, table, event, pin=None):
-    return client.post(f"/api/tables/{table['id']}/events", json=event,
-                       headers={"X-Referee-Pin": table["pin"] if pin is None else pin})
-
-
-def place(row, col, card):
-    return {"type": "place", "cell": [row, col], "card": card}
 
 
 def read_stream(client, path, headers=None):
@@ -315,10 +306,6 @@ def test_join_by_code(client, table):
 
 
 # -- camera frames ---------------------------------------------------------------------------------
-def jpeg(width=64, height=48):
-    image = np.zeros((height, width, 3), np.uint8)
-    image[:, : width // 2] = (0, 0, 255)
-    return cv2.imencode(".jpg", image)[1].tobytes()
 
 
 def test_frames_need_the_pin_and_must_be_images(client, table):

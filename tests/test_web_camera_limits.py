@@ -8,7 +8,7 @@ import time
 import cv2
 import PIL.Image
 
-from test_web import jpeg, make_app
+from helpers.web import jpeg, make_app
 
 
 def huge_png(width=12000, height=12000):

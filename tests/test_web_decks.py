@@ -5,28 +5,11 @@ import io
 import re
 
 import cv2
-import numpy as np
 import pytest
 
-from companion.synthetic.deck import card_mask, render_card
 from companion.vision.deckprofile import DECK_CODES, DeckStore
+from helpers.decks import CARD_H, CARD_W, spread
 from web_ui import create_app
-
-COLUMNS, CARD_W, CARD_H, GAP = 11, 100, 140, 14
-
-
-def _spread(codes, style_seed=1):
-    """The drawn deck's design 1 dealt face up in rows on a green table, every card whole."""
-    rows = -(-len(codes) // COLUMNS)
-    table = np.full((rows * (CARD_H + GAP) + 40, COLUMNS * (CARD_W + GAP) + 40, 3), (60, 110, 50), np.uint8)
-    mask = card_mask(CARD_W, CARD_H) > 0
-    truth = []
-    for n, code in enumerate(codes):
-        row, column = divmod(n, COLUMNS)
-        x, y = 20 + column * (CARD_W + GAP), 20 + row * (CARD_H + GAP)
-        table[y:y + CARD_H, x:x + CARD_W][mask] = render_card(code, CARD_W, CARD_H, style_seed=style_seed)[mask]
-        truth.append((code, x, y))
-    return table, truth
 
 
 def _jpeg(image) -> bytes:
@@ -51,7 +34,7 @@ def test_the_page_ships_its_script_as_a_file_and_no_inline_code(client):
 
 
 def test_a_deck_photo_is_labelled_corrected_and_saved(client, app):
-    image, truth = _spread(list(DECK_CODES))
+    image, truth = spread(list(DECK_CODES))
     response = client.post("/api/decks/drafts", data={"name": "kitchen", "photos": [(io.BytesIO(_jpeg(image)), "deal.jpg")]},
                            content_type="multipart/form-data")
     assert response.status_code == 200, response.get_json()
@@ -79,7 +62,7 @@ def test_a_deck_photo_is_labelled_corrected_and_saved(client, app):
 
 
 def test_bad_uploads_are_refused_and_nothing_is_saved(client, app):
-    image, _ = _spread(["7H", "QS", "10D"])
+    image, _ = spread(["7H", "QS", "10D"])
     def post(name, files):
         return client.post("/api/decks/drafts", content_type="multipart/form-data", data={"name": name, "photos": files})
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from test_web import make_app, place, post_event
+from helpers.grid_engine import place
+from helpers.web import make_app, post_event
 
 DEEP = "[" * 1000 + "]" * 1000  # 2 KB that once answered 500 on table creation, events and camera
 

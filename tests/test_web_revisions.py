@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from test_web import make_app, place, post_event
+from helpers.grid_engine import place
+from helpers.web import make_app, post_event
 
 
 @pytest.fixture

@@ -11,8 +11,7 @@ import pytest
 
 import companion.session.table as session_table
 import web_ui.server as server_module
-from helpers.web import request, running_server
-from test_web_live import KINGDOMS, StreamReader
+from helpers.web import KINGDOMS, StreamReader, request, running_server
 
 
 def raw_connection(base):

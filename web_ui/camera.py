@@ -94,7 +94,8 @@ class CameraHub:
         self.server_source = config.get("CAMERA_SOURCE")
         # a recording named as the camera plays live, at its own frame rate (companion serve --demo)
         self.open_camera = config.get("CAMERA_OPENER") or open_live
-        self.detector_loader = _shared(config.get("CAMERA_DETECTOR_LOADER") or (load_detector if config.get("CAMERA_DETECTION", True) else _detection_off))
+        loader = config.get("CAMERA_DETECTOR_LOADER") or (load_detector if config.get("CAMERA_DETECTION", True) else _detection_off)
+        self.detector_loader = _shared(loader)
         self.pipeline_factory = config.get("CAMERA_PIPELINE_FACTORY") or default_pipeline
         self._frames: dict[str, Frame] = {}
         self._changed = threading.Condition()

@@ -115,7 +115,7 @@ class AsgiApp:
         while True:
             try:
                 message = await asyncio.wait_for(receive(), max(deadline - loop.time(), 0.001))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return await self._error(send, 408, f"the request body did not arrive within {BODY_SECONDS:.0f} s")
             if message["type"] == "http.disconnect":
                 return
