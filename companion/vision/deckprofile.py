@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 
 from companion.cards import CLASS_NAMES
-from companion.synthetic.deck import art_index_fractions, card_images
+from companion.vision.deck_folder import art_index_fractions, card_images
 from companion.vision.grouping import ROTATIONS, IndexReading, choose_pairs, rotate_clockwise
 
 DATA_ENV = "COMPANION_DATA"
