@@ -610,3 +610,17 @@ def test_a_lone_index_also_says_where_its_card_is_if_it_faces_the_other_way():
     paired = group_cards([a, b], backs=[((10, 20, 110, 160), 0.8)])
     assert np.isnan(paired.other_centers).all()
     assert np.allclose(paired[[0]].other_centers, paired.other_centers[:1], equal_nan=True)
+
+
+def test_only_card_shaped_backs_are_face_down_cards():
+    card = (100, 100, 100 + 63 * 2, 100 + 88 * 2)                      # a back lying square, 2 px/mm
+    tilted = (400, 100, 400 + 107 * 2, 100 + 107 * 2)                  # the same card at 45°: a square box
+    strip = (100, 400, 100 + 88 * 2, 400 + 12 * 2)                     # the edge of a fanned card
+    chip = (400, 400, 400 + 40 * 2, 400 + 40 * 2)                      # a 40 mm poker chip
+    backs = [(box, 0.8) for box in (card, tilted, strip, chip)]
+    corners = card_corners("5C", (800, 300))                           # indices 20 mm long at the same scale
+    kept = group_cards(corners, backs)
+    assert sorted(tuple(np.round(b).tolist()) for b, c in zip(kept.boxes, kept.codes) if c == "BACK") == sorted([card, tilted])
+    # without indices the size is unknown: only the strip is refused
+    assert sum(c == "BACK" for c in group_cards([], backs).codes) == 3
+    assert sum(c == "BACK" for c in group_cards(corners, backs, check_back_shape=False).codes) == 4

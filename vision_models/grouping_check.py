@@ -6,8 +6,9 @@ Reading the photos (detector + classifier) is the slow part; the grouping of ind
 not. This reads each photo of the split once (as ``companion evaluate`` does: shipped weights, the
 closer look on ``auto``), keeps the per-index readings and back boxes in ``--cache``, and scores the
 same readings grouped with and without the opposite-corner rule of
-:func:`companion.vision.grouping.group_cards` (``one_card_geometry``). The "on" row equals
-``companion evaluate ... --split holdout`` (the default).
+:func:`companion.vision.grouping.group_cards` (``one_card_geometry``) and with and without the card-shape check on backs
+(:func:`companion.vision.grouping.card_shaped`). The last row (both on, the defaults) equals
+``companion evaluate ... --split holdout``.
 """
 from __future__ import annotations
 
@@ -57,8 +58,9 @@ def main(argv=None) -> None:
         photos = read_all(args.folder, args.split, args.limit)
         if args.cache is not None:
             args.cache.write_bytes(pickle.dumps(photos))
-    variants = {"opposite-corner rule off": {"one_card_geometry": False},
-                "opposite-corner rule on": {"one_card_geometry": True}}
+    variants = {"opposite-corner rule off, backs unchecked": {"one_card_geometry": False, "check_back_shape": False},
+                "opposite-corner rule on, backs unchecked": {"one_card_geometry": True, "check_back_shape": False},
+                "opposite-corner rule on, backs card-shaped": {"one_card_geometry": True, "check_back_shape": True}}
     for label, options in variants.items():
         summary = score(photos, **options)
         wanted = {"cards": summary["overall"], "backs": summary["per_class"].get("BACK")}

