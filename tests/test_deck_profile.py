@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from companion.cli import main
-from companion.synthetic.deck import card_images, card_mask, code_from_filename, render_card
+from companion.synthetic.deck import card_mask, render_card
+from companion.vision.deck_folder import card_images, code_from_filename
 from companion.vision.deckprofile import (
     DECK_CODES,
     STANDARD_CODES,

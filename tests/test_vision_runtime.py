@@ -263,8 +263,50 @@ def test_different_codes_pair_only_facing_each_other_and_unreadable_boxes_are_dr
     # read the same way up, the two indices do not face each other: two cards, not one
     b = IndexReading(b.box, b.detection_confidence, "9H", b.class_confidence, a.rotation)
     none = IndexReading((10, 10, 30, 50), 0.9, None, 0.8, 0)
-    cards = group_cards([a, b, none])
+    cards = group_cards([a, b, none], one_card_geometry=False)
     assert sorted(cards.codes) == ["6H", "9H"]
+
+
+def _read_as(reading, code, confidence=0.9, rotation=None):
+    return IndexReading(reading.box, confidence, code, 0.95, reading.rotation if rotation is None else rotation)
+
+
+@pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3])
+def test_one_cards_two_corners_read_as_two_codes_are_one_card_with_the_better_supported_code(quarter_turns):
+    # Both corners read "upright" (the rotation cue fails on real photos), one as a 10 of spades.
+    a, b = card_corners("10C", (400, 300), quarter_turns)
+    misread = _read_as(b, "10S", confidence=0.6, rotation=a.rotation)
+    cards = group_cards([a, misread])
+    assert cards.codes == ("10C",)
+    assert np.allclose(cards.centers[0], [400, 300], atol=1e-3)
+    # the better-supported reading wins, whichever corner it is
+    cards = group_cards([_read_as(a, "10C", confidence=0.5), _read_as(b, "10S", confidence=0.9, rotation=a.rotation)])
+    assert cards.codes == ("10S",)
+    # off, the two readings stay two cards
+    assert len(group_cards([a, misread], one_card_geometry=False)) == 2
+
+
+@pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3])
+def test_one_corner_read_and_the_other_not_is_one_card(quarter_turns):
+    a, b = card_corners("QH", (400, 300), quarter_turns)
+    cards = group_cards([a, IndexReading(b.box, 0.9, None, 0.7, a.rotation)])
+    assert cards.codes == ("QH",)
+
+
+@pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3])
+@pytest.mark.parametrize("step_mm", [(CARD_W + 4, 0.0), (0.0, CARD_H + 4), (CARD_W + 4, CARD_H + 4)],
+                         ids=["side by side", "in a column", "diagonal neighbours"])
+def test_two_real_cards_showing_one_index_each_stay_two_cards(quarter_turns, step_mm):
+    # Each card shows only its top-left index (the other covered), both read upright: a row, a column or a grid's diagonal.
+    offset = rotate_clockwise((step_mm[0] * 2.0, step_mm[1] * 2.0), 90 * quarter_turns)
+    first, _ = card_corners("7D", (300, 300), quarter_turns)
+    second, _ = card_corners("8D", (300 + offset[0], 300 + offset[1]), quarter_turns)
+    assert sorted(group_cards([first, second]).codes) == ["7D", "8D"]
+
+
+def test_two_codes_sharing_neither_rank_nor_suit_are_not_joined_by_geometry_alone():
+    a, b = card_corners("7D", (400, 300))
+    assert sorted(group_cards([a, _read_as(b, "KS", rotation=a.rotation)]).codes) == ["7D", "KS"]
 
 
 def test_a_back_is_a_face_down_card_with_its_own_box():
@@ -568,3 +610,17 @@ def test_a_lone_index_also_says_where_its_card_is_if_it_faces_the_other_way():
     paired = group_cards([a, b], backs=[((10, 20, 110, 160), 0.8)])
     assert np.isnan(paired.other_centers).all()
     assert np.allclose(paired[[0]].other_centers, paired.other_centers[:1], equal_nan=True)
+
+
+def test_only_card_shaped_backs_are_face_down_cards():
+    card = (100, 100, 100 + 63 * 2, 100 + 88 * 2)                      # a back lying square, 2 px/mm
+    tilted = (400, 100, 400 + 107 * 2, 100 + 107 * 2)                  # the same card at 45°: a square box
+    strip = (100, 400, 100 + 88 * 2, 400 + 12 * 2)                     # the edge of a fanned card
+    chip = (400, 400, 400 + 40 * 2, 400 + 40 * 2)                      # a 40 mm poker chip
+    backs = [(box, 0.8) for box in (card, tilted, strip, chip)]
+    corners = card_corners("5C", (800, 300))                           # indices 20 mm long at the same scale
+    kept = group_cards(corners, backs)
+    assert sorted(tuple(np.round(b).tolist()) for b, c in zip(kept.boxes, kept.codes) if c == "BACK") == sorted([card, tilted])
+    # without indices the size is unknown: only the strip is refused
+    assert sum(c == "BACK" for c in group_cards([], backs).codes) == 3
+    assert sum(c == "BACK" for c in group_cards(corners, backs, check_back_shape=False).codes) == 4

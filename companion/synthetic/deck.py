@@ -21,7 +21,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.cards import CLASS_NAMES, Card, InvalidCardError, Kind, Suit
+from companion.cards import Card, Kind, Suit
+from companion.vision.deck_folder import (  # noqa: F401  (the folder reading lives in the vision layer, below this one)
+    IMAGE_SUFFIXES,
+    art_index_fractions,
+    card_images,
+    code_from_filename,
+)
 
 BoxXYXY = tuple[int, int, int, int]
 
@@ -375,57 +381,6 @@ def _draw_back(image: np.ndarray, style: _Style) -> None:
 
 # ----------------------------------------------------------------------------- other decks' art
 
-_DECK_CODES: tuple[str, ...] = CLASS_NAMES[:54]
-_STANDARD_CODES: tuple[str, ...] = CLASS_NAMES[:52]
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
-
-
-def code_from_filename(path: Path) -> str:
-    """``10c.jpg`` → 10C, ``QH.png`` → QH, ``bj.png`` → BJ, ``back.png`` → BACK (case-insensitive)."""
-    stem = path.stem.strip().upper()
-    if stem == "BACK":
-        return "BACK"
-    try:
-        code = Card.parse(stem).code
-    except InvalidCardError:
-        raise ValueError(f"{path.name}: not a card code (expected e.g. 10c.jpg, QH.png, BJ.png, back.png)") from None
-    if code not in _DECK_CODES:
-        raise ValueError(f"{path.name}: not a card code")
-    return code
-
-
-def card_images(folder: str | os.PathLike) -> dict[str, Path]:
-    """The folder's card images by code; unknown names, duplicates and missing cards are errors."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise ValueError(f"{folder}: no such folder")
-    found: dict[str, Path] = {}
-    unknown, twice = [], []
-    for path in sorted(folder.iterdir()):
-        if path.name.startswith(".") or not path.is_file():
-            continue
-        if path.suffix.lower() not in IMAGE_SUFFIXES:
-            continue    # notes, licences, index_boxes.json: not card images
-        try:
-            code = code_from_filename(path)
-        except ValueError:
-            unknown.append(path.name)
-            continue
-        if code in found:
-            twice.append(f"{found[code].name} and {path.name}")
-        found[code] = path
-    if unknown:
-        raise ValueError(f"{folder}: file names that are not card codes: {', '.join(unknown)} "
-                         "(name each image by its card: 10c.jpg, QH.png, BJ.png, back.png)")
-    if twice:
-        raise ValueError(f"{folder}: two images of one card: {'; '.join(twice)}")
-    missing = [c for c in _STANDARD_CODES if c not in found]
-    if missing:
-        raise ValueError(f"{folder}: no image for {' '.join(missing)}")
-    return found
-
-
-
 class DrawnDeck:
     """The project's own drawn deck, one design per ``style_seed``, behind the interface a recording draws with."""
 
@@ -441,17 +396,6 @@ class DrawnDeck:
 
     def index_boxes(self, code: str, width: int, height: int) -> list[BoxXYXY]:
         return index_boxes(code, width, height)
-
-
-# Where a printed deck's corner index lies, as fractions of the card (left, top, right, bottom):
-# the median of the 31 rendered gnome-cards-data decks' measured boxes is close to the drawn deck's.
-_ART_INDEX_FRACTION = (0.03, 0.02, 0.19, 0.27)
-
-
-def art_index_fractions() -> list[tuple[float, float, float, float]]:
-    """Where a printed card's two corner indices usually lie, as fractions of the card (top-left, bottom-right)."""
-    x1, y1, x2, y2 = _ART_INDEX_FRACTION
-    return [(x1, y1, x2, y2), (1 - x2, 1 - y2, 1 - x1, 1 - y1)]
 
 
 class ArtDeck:

@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 
 from companion.cards import CLASS_NAMES
-from companion.synthetic.deck import art_index_fractions, card_images
+from companion.vision.deck_folder import art_index_fractions, card_images
 from companion.vision.grouping import ROTATIONS, IndexReading, choose_pairs, rotate_clockwise
 
 DATA_ENV = "COMPANION_DATA"
@@ -357,7 +357,9 @@ def _cards_of_photo(photo: int, reading: _PhotoReading, split: set[tuple[int, ..
     A pair's turns are fixed by its geometry (each index faces the other), which tells a 6 from a 9
     where the classifier alone cannot; a lone reading may be read at any turn it allows.
     """
-    same, different = choose_pairs(reading.readings)
+    # Learning keeps the rotation-checked pairs only: its assignment already weighs each reading's
+    # probabilities, and a wrongly joined pair would take a card away from a whole-deck photo.
+    same, different = choose_pairs(reading.readings, one_card_geometry=False)
     paired = {k for pair in same + different for k in pair}
     groups = [list(p) for p in same + different if tuple(p) not in split]
     groups += [[k] for pair in same + different if tuple(pair) in split for k in pair]

@@ -396,4 +396,7 @@ class Detector:
                  for box, score in zip(raw.boxes[(raw.classes == BACK_CLASS) & visible], raw.scores[(raw.classes == BACK_CLASS) & visible])]
         if self.deck is not None:
             backs = [(box, score) for box, score in backs if self.deck.is_back(frame, box)]
-        return FrameReading(group_cards(readings, backs, frame.shape[:2], index_px=self.index_px), readings, backs)
+        # A table's layouts show real backs as strips (a face-down card under another), and it knows its
+        # scale: the card-shape check on backs is for frames read without one (photos, detect, evaluate).
+        cards = group_cards(readings, backs, frame.shape[:2], index_px=self.index_px, check_back_shape=self.index_px is None)
+        return FrameReading(cards, readings, backs)

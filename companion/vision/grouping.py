@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from companion.cards import Card
 from companion.vision.detections import Detections
 
 CORNER_SPAN = 4.5          # distance between the two index centres of one card, in index scales
@@ -36,6 +37,31 @@ ROTATION_DISAGREEMENT_COST = 10.0
 # Two different codes pair only in the plainest geometry (see disagreeing_pair_cost).
 DISAGREEING_BEARING_DEG = 30.0
 DISAGREEING_SPAN = (3.0, 6.0)
+# One card is one card: on real photos the classifier's rotations rarely tell a card's two corners
+# apart (21 of 30 held-out pairs of one card's corners read as different codes read "both upright"),
+# so two leftover readings of different codes also become one card from the boxes alone, when they
+# lie where one card's two indices lie: at a card's corner span (the held-out photos' labelled pairs
+# of one card: 3.0-4.8 index scales, 10th-90th percentile), of one size (95 % within 1.27x), both
+# boxes long the same way (the card's long axis) and the line between them across the card, not
+# along an edge (two cards side by side: along the short axis; in a column: along the long one), and
+# the two codes sharing a rank or a suit (the misreads of one card keep one of them: 24 of 30
+# held-out pairs, against 24 of 158 pairs of two cards). Measured with
+# ``python -m vision_models.grouping_check ../shared/datasets/cardcounterml`` (see EVALUATION.md).
+ONE_CARD_BY_GEOMETRY = True
+OPPOSITE_CORNER_SPAN = (2.7, 5.3)
+OPPOSITE_CORNER_SIZE_RATIO = 1.3
+OPPOSITE_CORNER_ELONGATION = 1.25   # an index box longer than this along one axis shows the card's long axis
+OPPOSITE_CORNER_AXIS_DEG = (25.0, 70.0)   # between the boxes' long axis and the line joining them
+
+# A face-down card must be card-shaped. Its axis-aligned box runs from 1.40 long (88 x 63 mm, lying
+# square) to 1.0 (at 45°), longer when seen at a slant: the held-out photos' labelled backs reach
+# 1.87, while the edges of fanned cards the back detector reports run 2.27-4.26 (9 held-out photos
+# with backs, ``python -m vision_models.grouping_check``). Round chips box as squares, like a card at
+# 45°: they are told by size instead: a card's long side is at least 4.6 index sizes (88 mm over an
+# index 19 mm long, the labelled pairs' median span 4.2 scales = 80 mm); the held-out photos' chips
+# box at 3.5-3.7 of the photo's median index size, its real backs at 4.9 and more.
+MAX_BACK_ASPECT = 2.0
+MIN_BACK_LONG_SIDE = 4.0   # in the frame's median index size, when it shows indices
 
 ROTATIONS = (0, 90, 180, 270)
 
@@ -164,6 +190,54 @@ def disagreeing_pair_cost(a: IndexReading, b: IndexReading, index_px: float | No
     return float(np.linalg.norm(_centre(a, index_px) - _centre(b, index_px))) / scale
 
 
+def _long_axis(box: tuple[float, float, float, float]) -> np.ndarray | None:
+    """The image axis an index box is longer along (the card's long axis when it lies square), or None when near square."""
+    width, height = box[2] - box[0], box[3] - box[1]
+    if max(width, height) < OPPOSITE_CORNER_ELONGATION * max(min(width, height), 1e-6):
+        return None
+    return np.array([0.0, 1.0]) if height > width else np.array([1.0, 0.0])
+
+
+def _share_rank_or_suit(a: str, b: str) -> bool:
+    first, second = Card.parse(a), Card.parse(b)
+    if first.is_joker or second.is_joker:
+        return first.is_joker and second.is_joker
+    return first.rank == second.rank or first.suit is second.suit
+
+
+def opposite_corner_cost(a: IndexReading, b: IndexReading, index_px: float | None = None) -> float | None:
+    """How well two readings of different codes fit being one card's opposite corners by their boxes alone, or None.
+
+    Unlike :func:`disagreeing_pair_cost` it does not trust the readings' rotations; it asks for a
+    card's corner span, one index size, boxes long the same way with the line between them across
+    the card (``OPPOSITE_CORNER_AXIS_DEG`` from their long axis), and codes sharing a rank or a suit.
+    """
+    if a.code is None or b.code is None or a.code == b.code or not _share_rank_or_suit(a.code, b.code):
+        return None
+    if max(a.scale, b.scale) > OPPOSITE_CORNER_SIZE_RATIO * min(a.scale, b.scale):
+        return None
+    scale = index_px or (a.scale + b.scale) / 2
+    between = b.center - a.center
+    distance = float(np.linalg.norm(between))
+    if not OPPOSITE_CORNER_SPAN[0] * scale <= distance <= OPPOSITE_CORNER_SPAN[1] * scale:
+        return None
+    axis_a, axis_b = _long_axis(a.box), _long_axis(b.box)
+    if axis_a is None or axis_b is None or not np.array_equal(axis_a, axis_b):
+        return None
+    off_axis = 90.0 - abs(90.0 - _angle_deg(between, axis_a))
+    if not OPPOSITE_CORNER_AXIS_DEG[0] <= off_axis <= OPPOSITE_CORNER_AXIS_DEG[1]:
+        return None
+    return abs(distance / scale - CORNER_SPAN)
+
+
+def card_shaped(box: tuple[float, float, float, float], index_scale: float | None = None) -> bool:
+    """Whether a face-down detection could be a card: not a thin strip, and, when the frame's index size is known, not smaller than a card."""
+    width, height = box[2] - box[0], box[3] - box[1]
+    if min(width, height) <= 0 or max(width, height) > MAX_BACK_ASPECT * min(width, height):
+        return False
+    return index_scale is None or max(width, height) >= MIN_BACK_LONG_SIDE * index_scale
+
+
 def _union(boxes: list[tuple[float, float, float, float]]) -> list[float]:
     array = np.asarray(boxes, np.float64)
     return [array[:, 0].min(), array[:, 1].min(), array[:, 2].max(), array[:, 3].max()]
@@ -176,13 +250,14 @@ def _lone_card_box(reading: IndexReading, centre: np.ndarray) -> list[float]:
     return _union([reading.box, mirrored])
 
 
-def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False,
-                 index_px: float | None = None) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False, index_px: float | None = None,
+                 one_card_geometry: bool = ONE_CARD_BY_GEOMETRY) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Which readings are one card's two corners: (same-code pairs, different-code pairs), as indices.
 
     Same-code pairs are chosen greedily, best fit first (:func:`pairing_cost`), each reading used
     at most once; then leftover readings of different codes that can only be one card's corners
-    (:func:`disagreeing_pair_cost`). Readings without a code never pair.
+    (:func:`disagreeing_pair_cost`), and, with ``one_card_geometry``, those whose boxes alone place
+    them at one card's opposite corners (:func:`opposite_corner_cost`). Readings without a code never pair.
     """
     candidates = sorted((cost, i, j) for i in range(len(readings)) for j in range(i + 1, len(readings))
                         if (cost := pairing_cost(readings[i], readings[j], trust_rotation, index_px)) is not None)
@@ -200,12 +275,21 @@ def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False,
         if i not in used and j not in used:
             used.update((i, j))
             different.append((i, j))
+    if one_card_geometry:
+        by_boxes = sorted((cost, i, j) for i in range(len(readings)) for j in range(i + 1, len(readings))
+                          if i not in used and j not in used
+                          and (cost := opposite_corner_cost(readings[i], readings[j], index_px)) is not None)
+        for _, i, j in by_boxes:
+            if i not in used and j not in used:
+                used.update((i, j))
+                different.append((i, j))
     return same, different
 
 
 def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, float, float, float], float]] = (),
                 frame_shape: tuple[int, int] | None = None, trust_rotation: bool = False,
-                index_px: float | None = None) -> Detections:
+                index_px: float | None = None, one_card_geometry: bool = ONE_CARD_BY_GEOMETRY,
+                check_back_shape: bool = True) -> Detections:
     """Readings and face-down boxes → one :class:`Detections` entry per physical card.
 
     Pairs are chosen greedily, best fit first, each reading used at most once (see
@@ -217,12 +301,14 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     knows the table's scale: printed index sizes vary between decks, a card's corner-to-centre
     distance does not (in the 31 rendered decks an index lies 2.1-2.7 of its own sizes from the
     card's centre, 10th-90th percentile, but a joker's 1.4-6.4). A card's
-    confidence is its best corner's ``detection × classification`` confidence. Boxes are
+    confidence is its best corner's ``detection × classification`` confidence. With
+    ``check_back_shape`` a face-down box that is not card-shaped (:func:`card_shaped`, measured
+    against the median size of all index boxes in the frame) is dropped. Boxes are
     clipped to ``frame_shape`` (height, width) when given; centres are not (a lone index at the
     frame's edge may belong to a card whose centre is outside it).
     """
     readings = [r for r in indices if r.code is not None]
-    same, disagreeing = choose_pairs(readings, trust_rotation, index_px)
+    same, disagreeing = choose_pairs(readings, trust_rotation, index_px, one_card_geometry)
     used = {k for pair in same + disagreeing for k in pair}
     boxes, confidences, codes, centres, others = [], [], [], [], []
     certain = (np.nan, np.nan)
@@ -250,6 +336,9 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
         codes.append(reading.code)
         centres.append(centre)
         others.append(2 * reading.center - centre)     # the index read facing the other way
+    if check_back_shape:
+        index_scale = float(np.median([r.scale for r in indices])) if indices else None
+        backs = [(box, confidence) for box, confidence in backs if card_shaped(box, index_scale)]
     for box, confidence in backs:
         boxes.append(list(box))
         confidences.append(confidence)
