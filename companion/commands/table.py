@@ -174,7 +174,7 @@ def run_command(args) -> int:
             for question in outcome.questions:
                 print(f"           ? {question}", file=sys.stderr)
 
-    flush = pipeline.tracker.config.remove_after_seconds + 0.5
+    flush = pipeline.end_hold_seconds
     try:
         if args.live:
             from companion.table.live import LiveSource, SimulatedClock, WallClock, run_live

@@ -133,23 +133,33 @@ class CameraFeed:
 
     def _run(self) -> None:
         self.load_detector()
+        last = None
         try:
             for timestamp, frame in self.source:
                 if self._stopped.is_set():
-                    break
+                    return
                 self.frames += 1
                 self.process(timestamp, frame)
+                last = timestamp, frame
+            # An input that ended by itself (a recording: the demo, a video file as --camera) holds
+            # its last frame as `table run` does, so the cards laid just before the end settle too.
+            if last is not None and hasattr(self._pipeline, "held_times"):
+                for timestamp in self._pipeline.held_times(last[0], self._pipeline.end_hold_seconds):
+                    if self._stopped.is_set():
+                        return
+                    self.process(timestamp, last[1], held=True)
         except Exception as error:  # a broken camera must not take the server down; say it instead
             self.error = f"camera stopped: {error}"
 
-    def process(self, timestamp: float, frame: np.ndarray) -> None:
-        """One frame: pipeline, camera events into the session, the annotated frame out."""
+    def process(self, timestamp: float, frame: np.ndarray, held: bool = False) -> None:
+        """One frame (``held``: the last frame of an input that ended, repeated): pipeline, camera
+        events into the session, the annotated frame out."""
         self.last_detections = None
         if self._detector is not None:
             if self._pipeline is None:
                 self._pipeline = self.pipeline_factory(self.table, self._detect)
             self._follow_session()
-            result = self._pipeline.process(timestamp, frame)
+            result = self._pipeline.process(timestamp, frame, held=True) if held else self._pipeline.process(timestamp, frame)
             for event in result.engine_events:
                 self._submit(event)
             self._ask(result)

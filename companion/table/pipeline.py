@@ -288,12 +288,22 @@ class TablePipeline:
             if on_frame:
                 on_frame(result)
         if last_frame is not None and flush_seconds:
-            step = self.config.flush_step_seconds
-            for k in range(1, int(flush_seconds / step) + 1):
-                result = self.process(last_time + k * step, last_frame, held=True)
+            for time in self.held_times(last_time, flush_seconds):
+                result = self.process(time, last_frame, held=True)
                 if on_frame:
                     on_frame(result)
         return self.summary()
+
+    @property
+    def end_hold_seconds(self) -> float:
+        """How long the last frame of an input that ends (a recording) is held: long enough for a card
+        laid just before the end to settle and for one taken away to be removed."""
+        return self.tracker.config.remove_after_seconds + 0.5
+
+    def held_times(self, last_time: float, seconds: float) -> list[float]:
+        """The times of the held last frame's repeats over ``seconds`` after ``last_time``."""
+        step = self.config.flush_step_seconds
+        return [last_time + k * step for k in range(1, int(seconds / step) + 1)]
 
     def summary(self) -> dict:
         return {

@@ -398,5 +398,5 @@ class Detector:
             backs = [(box, score) for box, score in backs if self.deck.is_back(frame, box)]
         # A table's layouts show real backs as strips (a face-down card under another), and it knows its
         # scale: the card-shape check on backs is for frames read without one (photos, detect, evaluate).
-        cards = group_cards(readings, backs, frame.shape[:2], index_px=self.index_px, check_back_shape=self.index_px is None)
+        cards = group_cards(readings, backs, frame.shape[:2], index_px=self.index_px)
         return FrameReading(cards, readings, backs)

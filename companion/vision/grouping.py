@@ -289,7 +289,7 @@ def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False, ind
 def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, float, float, float], float]] = (),
                 frame_shape: tuple[int, int] | None = None, trust_rotation: bool = False,
                 index_px: float | None = None, one_card_geometry: bool = ONE_CARD_BY_GEOMETRY,
-                check_back_shape: bool = True) -> Detections:
+                check_back_shape: bool | None = None) -> Detections:
     """Readings and face-down boxes → one :class:`Detections` entry per physical card.
 
     Pairs are chosen greedily, best fit first, each reading used at most once (see
@@ -303,7 +303,9 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     card's centre, 10th-90th percentile, but a joker's 1.4-6.4). A card's
     confidence is its best corner's ``detection × classification`` confidence. With
     ``check_back_shape`` a face-down box that is not card-shaped (:func:`card_shaped`, measured
-    against the median size of all index boxes in the frame) is dropped. Boxes are
+    against the median size of all index boxes in the frame) is dropped; by default only where the
+    table's scale is unknown (``index_px`` None): on a mat a face-down card under another card shows
+    a strip of real back (The Chosen's chips under a chosen). Boxes are
     clipped to ``frame_shape`` (height, width) when given; centres are not (a lone index at the
     frame's edge may belong to a card whose centre is outside it).
     """
@@ -336,6 +338,8 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
         codes.append(reading.code)
         centres.append(centre)
         others.append(2 * reading.center - centre)     # the index read facing the other way
+    if check_back_shape is None:
+        check_back_shape = index_px is None
     if check_back_shape:
         index_scale = float(np.median([r.scale for r in indices])) if indices else None
         backs = [(box, confidence) for box, confidence in backs if card_shaped(box, index_scale)]
