@@ -119,11 +119,6 @@ class CameraFeed:
         return [q.to_json(asked.where(self.table.game, q.zone, view)) for q in listing]
 
     # -- the loop -------------------------------------------------------------------------------
-    def _detect(self, frame: np.ndarray):
-        detections = self._detector(frame)
-        self.last_detections = detections
-        return detections
-
     def load_detector(self) -> None:
         try:
             self._detector = self.detector_loader()
@@ -157,9 +152,12 @@ class CameraFeed:
         self.last_detections = None
         if self._detector is not None:
             if self._pipeline is None:
-                self._pipeline = self.pipeline_factory(self.table, self._detect)
+                # The detector itself, not a wrapper: the pipeline reads a neural detector incrementally
+                # and tells it the mat's scale, as `table run` does (a wrapper hid both from it).
+                self._pipeline = self.pipeline_factory(self.table, self._detector)
             self._follow_session()
             result = self._pipeline.process(timestamp, frame, held=True) if held else self._pipeline.process(timestamp, frame)
+            self.last_detections = getattr(self._pipeline, "last_detections", None)
             for event in result.engine_events:
                 self._submit(event)
             self._ask(result)

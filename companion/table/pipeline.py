@@ -157,6 +157,7 @@ class TablePipeline:
         # the last detections and what they were on the table: a detector that re-reads only what
         # changed hands back the very same Detections for a still frame, and then so are they
         self._observed: tuple[Detections, int, list[Observation]] | None = None
+        self.last_detections: Detections | None = None    # what the detector read in the last frame (overlays)
 
     # ------------------------------------------------------------------ steps
 
@@ -261,6 +262,7 @@ class TablePipeline:
         if held and self.tracker.held_since is None and hasattr(detector, "refresh"):
             detector.refresh()   # the held last frame reads as in full: what stands at the end is no kept reading
         detections = detector(frame)
+        self.last_detections = detections
         refreshes = self.locator.refreshes if self.locator is not None else 0
         if self._observed is not None and self._observed[0] is detections and self._observed[1] == refreshes:
             observations = self._observed[2]
