@@ -768,3 +768,24 @@ def test_the_public_view_never_shows_a_hand_only_the_referee_view_does():
     assert all("hand_known" in p for p in referee["players"])
     assert [p["hand_count"] for p in public["players"]] == [p["hand_count"] for p in referee["players"]]
     assert json.dumps(public).count('"hand_known"') == 0
+
+
+def test_events_are_parsed_once_into_typed_frozen_operations():
+    import dataclasses
+
+    from companion.games.dungeon.engine import EVENT_TYPES
+    from companion.games.dungeon.operations import MISSING, PARSERS, Commit, PlayScroll, Trade
+
+    assert set(PARSERS) == set(EVENT_TYPES)   # one operation per event type
+    commit = PARSERS["commit"]({"type": "commit", "player": "Ann", "card": "9s"})
+    assert commit == Commit("Ann", "9s")      # kept as sent: checked by the handler, after the phase
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        commit.card = "9H"  # type: ignore[misc]
+    assert PARSERS["trade"]({"type": "trade", "a": 0, "b": 1}) == Trade(0, 1, [], [])
+    assert PARSERS["play_scroll"]({"type": "play_scroll", "player": 0, "card": "QS"}) == PlayScroll(0, "QS", MISSING, None)
+
+
+def test_a_seat_left_out_and_a_seat_sent_as_null_are_refused_differently():
+    state = play(start(), reveal("5S"), reveal("9H"))
+    refused(state, {"type": "pass"}, "needs 'player'")
+    refused(state, {"type": "pass", "player": None}, "got None")

@@ -81,8 +81,8 @@ def event_type(event: object, known: Sequence[str]) -> str:
     """The first check of every engine's ``apply``: the event is a mapping whose ``"type"`` the game knows.
 
     All three engines then dispatch the same way: ``EVENT_TYPES`` names the events, a table of one
-    handler per type (``state, event -> state``) changes the state, and queries never do. An engine
-    with typed operations (Kingdoms, The Chosen) first turns the event into one with :func:`parse_operation`.
+    handler per type (taking the state and the typed operation) changes the state, and queries never do. Each engine
+    first turns the event into its typed operation with :func:`parse_operation`.
     """
     if not isinstance(event, Mapping):
         raise IllegalEvent(f"an event must be a mapping with a 'type', got {type(event).__name__}")
@@ -99,7 +99,7 @@ def parse_operation(kind: str, event: Mapping[str, Any],
                     parsers: Mapping[str, Callable[[Mapping[str, Any]], OperationT]]) -> OperationT:
     """The second step after :func:`event_type`: the event parsed once into its typed operation.
 
-    An engine with typed operations (``kingdoms/operations.py``, ``chosen/operations.py``) has one small frozen
+    Each engine (``kingdoms/operations.py``, ``chosen/operations.py``, ``dungeon/operations.py``) has one small frozen
     dataclass per event type, each with a ``parse(event)`` that checks and reads the fields that do not
     depend on the state (raising :class:`IllegalEvent`); its handlers take that value, never the dict.
     """

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from companion.cards import InvalidCardError
-from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup, event_type
+from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup, event_type, parse_operation
 from companion.games.dungeon import rules
 from companion.games.dungeon.rules import OPTION_HELP, PLAY_DECK, options_dict, parse_options
 from companion.games.dungeon.queries import encounter_ready, still_to_commit
 from companion.games.dungeon.state import DungeonState, freeze, thaw
 from companion.games.dungeon.game import _Game
+from companion.games.dungeon.operations import PARSERS
 from companion.games.dungeon.knowledge import _check_facedown_cards, audit
 from companion.games.dungeon.phases.commits import _assign, _commit, _mage_switch, _pass, _play_scroll, _thief_swap, _turn_up
 from companion.games.dungeon.phases.corrections import _correct_hand_size, _trade
@@ -34,10 +35,11 @@ from companion.games.dungeon.view import view as _view
 
 PHASES = ("guilds", "redeal_four", "reveal", "friend", "prize", "fight", "trap", "over")
 
-# One handler per event type (``_Game, event -> None``, changing the working copy); the modules under
+# One handler per event type (``_Game, operation -> None``, changing the working copy; ``operations.py``
+# has the typed operation each takes, parsed once in ``apply``); the modules under
 # ``phases/`` hold them, ``game.py`` the working copy, ``knowledge.py`` the checks on unseen cards,
 # ``queries.py`` the questions the view and the callers ask.
-_HANDLERS = {
+_HANDLERS: dict[str, Callable[[_Game, Any], None]] = {
     "choose_guild": _choose_guild, "redeal_suit": _redeal_suit, "redeal_four": _redeal_four,
     "trade": _trade, "correct_hand_size": _correct_hand_size,
     "reveal": _reveal, "assign": _assign, "commit": _commit, "turn_up": _turn_up, "pass": _pass,
@@ -81,12 +83,13 @@ class DungeonEngine:
         return DungeonState.frozen(work)
 
     def apply(self, state: DungeonState, event: Mapping[str, Any]) -> DungeonState:
-        handler = _HANDLERS[event_type(event, EVENT_TYPES)]
+        kind = event_type(event, EVENT_TYPES)
         if state.phase == "over":
             raise IllegalEvent("the game is over")
+        operation = parse_operation(kind, event, PARSERS)
         game = _Game(state)
         try:
-            handler(game, event)
+            _HANDLERS[kind](game, operation)
         except InvalidCardError as error:  # a card code in the event the card model cannot read
             raise IllegalEvent(f"bad {event.get('type')} event: {error}") from None
         # Anything else a handler raises (KeyError, TypeError, ...) is a bug of the engine, not a

@@ -4,11 +4,12 @@ an encounter, ending the game.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
 from companion.cards import InvalidCardError
 from companion.games.base import IllegalEvent
 from companion.games.dungeon import rules
+from companion.games.dungeon.operations import MISSING
 from companion.games.dungeon.queries import enemy_power
 from companion.games.dungeon.rules import (MERCENARY, SCROLL, Options, kind, power, pretty, suit)
 from companion.games.dungeon.state import DungeonState
@@ -55,10 +56,10 @@ class _Game:
     def name(self, p: int) -> str:
         return str(self.players[p]["name"])
 
-    def player(self, event: Mapping[str, Any], key: str = "player") -> int:
-        if key not in event:
+    def player(self, value: object, key: str = "player") -> int:
+        """The seat ``value`` (a seat number or a name, as the event sent it under ``key``) names."""
+        if value is MISSING:
             raise IllegalEvent(f"the event needs {key!r} (a seat number 0-{len(self.players) - 1} or a name)")
-        value = event[key]
         if isinstance(value, str):
             for index, player in enumerate(self.players):
                 if player["name"] == value:
@@ -68,8 +69,8 @@ class _Game:
             raise IllegalEvent(f"{key} must be a seat number 0-{len(self.players) - 1} or a name, got {value!r}")
         return value
 
-    def active_player(self, event: Mapping[str, Any], key: str = "player") -> int:
-        p = self.player(event, key)
+    def active_player(self, value: object, key: str = "player") -> int:
+        p = self.player(value, key)
         if self.players[p]["out"]:
             raise IllegalEvent(f"{self.name(p)} is out of the game")
         return p
@@ -137,11 +138,12 @@ class _Game:
         return cards
 
     # --- moving cards (every move keeps each card in exactly one place) -------------------------
-    def card(self, event: Mapping[str, Any], key: str = "card") -> str:
-        if event.get(key) is None:
+    def card(self, value: object, key: str = "card") -> str:
+        """The card ``value`` (as the event sent it under ``key``) names."""
+        if value is None:
             raise IllegalEvent(f"the event needs {key!r} naming a card (e.g. '9S')")
         try:
-            return rules.normalise(event[key])
+            return rules.normalise(value)
         except InvalidCardError as error:
             raise IllegalEvent(str(error)) from None
 
@@ -202,7 +204,7 @@ class _Game:
         if named is not None:
             if not isinstance(named, list) or len(named) != n:
                 raise IllegalEvent(f"'drawn' must list the {n} cards drawn")
-            names = [self.card({"c": c}, "c") for c in named]
+            names = [self.card(c, "c") for c in named]
         # The known top cards come first; below them the dungeon's order is unknown.
         top = (self.work["dungeon"] or [])[:n]
         if names is not None and names[:len(top)] != top:
@@ -220,16 +222,17 @@ class _Game:
         self.players[p]["hand_count"] += n
         return drawn
 
-    def take_top(self, event: Mapping[str, Any]) -> str:
+    def take_top(self, named: object) -> str:
+        """The dungeon's top card, which the event may name (``named``: its ``card`` as sent)."""
         if self.work["dungeon_count"] == 0:
             raise IllegalEvent("the dungeon is empty")
         if self.work["dungeon"]:
             top = self.work["dungeon"][0]
-            if event.get("card") is not None and self.card(event) != top:
-                raise IllegalEvent(f"the dungeon's top card is {pretty(top)}, not {pretty(self.card(event))}")
+            if named is not None and self.card(named) != top:
+                raise IllegalEvent(f"the dungeon's top card is {pretty(top)}, not {pretty(self.card(named))}")
             self.work["dungeon"].pop(0)
         else:
-            top = self.card(event)
+            top = self.card(named)
             if top not in self.work["unseen"]:
                 raise IllegalEvent(f"{pretty(top)} cannot come from the dungeon: it is {self.where(top)}")
             self.work["unseen"].remove(top)

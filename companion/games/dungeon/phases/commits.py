@@ -3,19 +3,19 @@ the assignment of an uncontested prize.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
 
 from companion.games.base import IllegalEvent
 from companion.games.dungeon.rules import (MERCENARY, SCROLL, TREASURE,
                                            kind, level, power, pretty, suit)
+from companion.games.dungeon.operations import Assign, Commit, MageSwitch, Pass, PlayScroll, ThiefSwap, TurnUp
 from companion.games.dungeon.game import _Game, _award_prize, _end_encounter, _enemy_power, _need_phase, _no_hand_trap
 
 
-def _commit(g: _Game, e: Mapping[str, Any]) -> None:
+def _commit(g: _Game, op: Commit) -> None:
     _need_phase(g, "prize", "fight")
     _no_hand_trap(g)
     enc = g.enc
-    p = g.active_player(e)
+    p = g.active_player(op.player)
     if g.work["phase"] == "prize":
         if p not in enc["contenders"]:
             raise IllegalEvent(f"{g.name(p)} is not in this contest")
@@ -23,7 +23,7 @@ def _commit(g: _Game, e: Mapping[str, Any]) -> None:
         raise IllegalEvent(f"{g.name(p)} passed")
     if [p, enc["round"]] in enc["entered"]:
         raise IllegalEvent(f"{g.name(p)} already committed" + (" in this round" if enc["round"] > 1 else ""))
-    card = g.card(e) if e.get("card") is not None else None
+    card = g.card(op.card) if op.card is not None else None
     if card is not None:
         _check_commit_kind(g, card)
         g.take_from_hand(p, card)
@@ -55,10 +55,10 @@ def _check_commit_kind(g: _Game, card: str) -> None:
         raise IllegalEvent(f"{pretty(card)} is a treasure: a contest entry is a non-treasure card")
 
 
-def _turn_up(g: _Game, e: Mapping[str, Any]) -> None:
+def _turn_up(g: _Game, op: TurnUp) -> None:
     _need_phase(g, "prize", "fight")
-    p = g.active_player(e)
-    card = g.card(e)
+    p = g.active_player(op.player)
+    card = g.card(op.card)
     slot = next((c for c in g.enc["commits"] if c["player"] == p and c["card"] is None), None)
     if slot is None:
         raise IllegalEvent(f"{g.name(p)} has no face-down card on the battlefield")
@@ -73,11 +73,11 @@ def _turn_up(g: _Game, e: Mapping[str, Any]) -> None:
     g.say(f"{g.name(p)} turns up {pretty(card)}.")
 
 
-def _pass(g: _Game, e: Mapping[str, Any]) -> None:
+def _pass(g: _Game, op: Pass) -> None:
     _need_phase(g, "prize", "fight")
     _no_hand_trap(g)
     enc = g.enc
-    p = g.active_player(e)
+    p = g.active_player(op.player)
     if [p, enc["round"]] in enc["entered"]:
         raise IllegalEvent(f"{g.name(p)} already committed")
     known = g.players[p]["known"] if g.hand_fully_known(p) else None
@@ -97,15 +97,15 @@ def _pass(g: _Game, e: Mapping[str, Any]) -> None:
         g.say(f"{g.name(p)} has no mercenary to commit.")
 
 
-def _play_scroll(g: _Game, e: Mapping[str, Any]) -> None:
+def _play_scroll(g: _Game, op: PlayScroll) -> None:
     _need_phase(g, "prize", "fight")
     _no_hand_trap(g)
     enc = g.enc
-    p = g.active_player(e)
-    card = g.card(e)
+    p = g.active_player(op.player)
+    card = g.card(op.card)
     if kind(card) != SCROLL:
         raise IllegalEvent(f"{pretty(card)} is not a magic scroll (a Queen)")
-    target = e.get("target")
+    target = op.target
     if target in ("enemy", "friend"):
         if not g.options.scroll_can_destroy_enemy:
             raise IllegalEvent("a scroll destroys a committed mercenary, not an enemy (scroll_can_destroy_enemy is off)")
@@ -118,7 +118,7 @@ def _play_scroll(g: _Game, e: Mapping[str, Any]) -> None:
             enc["primary_destroyed"] = True
             victim = enc["card"]
         else:
-            wanted = g.card(e, "target_card") if e.get("target_card") is not None else (enc["friends"] or [None])[0]
+            wanted = g.card(op.target_card, "target_card") if op.target_card is not None else (enc["friends"] or [None])[0]
             if wanted not in enc["friends"]:
                 raise IllegalEvent("no such friend enemy on the battlefield")
             enc["friends"].remove(wanted)
@@ -126,10 +126,10 @@ def _play_scroll(g: _Game, e: Mapping[str, Any]) -> None:
         g.to_exile(card, victim)
         g.say(f"{g.name(p)} plays the scroll {pretty(card)}: the enemy {pretty(victim)} is destroyed and exiled.")
         return
-    q = g.player(e, "target")
+    q = g.player(op.target, "target")
     theirs = [c for c in enc["commits"] if c["player"] == q and c["card"] is not None]
-    if e.get("target_card") is not None:
-        wanted = g.card(e, "target_card")
+    if op.target_card is not None:
+        wanted = g.card(op.target_card, "target_card")
         theirs = [c for c in theirs if c["card"] == wanted]
     if not theirs:
         raise IllegalEvent(f"{g.name(q)} has no face-up committed mercenary to destroy")
@@ -144,11 +144,11 @@ def _play_scroll(g: _Game, e: Mapping[str, Any]) -> None:
     g.say(f"{g.name(p)} plays the scroll {pretty(card)}: {g.name(q)}'s {pretty(victim['card'])} is destroyed and exiled{note}.")
 
 
-def _mage_switch(g: _Game, e: Mapping[str, Any]) -> None:
+def _mage_switch(g: _Game, op: MageSwitch) -> None:
     _need_phase(g, "fight")
     _no_hand_trap(g)
     enc = g.enc
-    p = g.active_player(e)
+    p = g.active_player(op.player)
     if g.players[p]["guild"] != "D":
         raise IllegalEvent(f"{g.name(p)} is not a Mage")
     enemies = ([] if enc["primary_destroyed"] else [enc["card"]]) + enc["friends"]
@@ -163,18 +163,18 @@ def _mage_switch(g: _Game, e: Mapping[str, Any]) -> None:
     g.say(f"{g.name(p)} (Mages) moves {pretty(mine[0]['card'])} to the enemy's side: the enemy now has {power} ({text}).")
 
 
-def _thief_swap(g: _Game, e: Mapping[str, Any]) -> None:
+def _thief_swap(g: _Game, op: ThiefSwap) -> None:
     _need_phase(g, "prize")
     _no_hand_trap(g)
     enc = g.enc
-    p = g.active_player(e)
+    p = g.active_player(op.player)
     if enc["kind"] != SCROLL or enc["card_gone"]:
         raise IllegalEvent("the Thieves' swap needs a revealed scroll")
     if not enc["negotiable"]:
         raise IllegalEvent("the Thieves' swap comes when the scroll is revealed, before the contest")
     if g.players[p]["guild"] != "C":
         raise IllegalEvent(f"{g.name(p)} is not a Thief")
-    card = g.card(e)
+    card = g.card(op.card)
     if kind(card) != MERCENARY or suit(card) != "C":
         raise IllegalEvent(f"{pretty(card)} is not a yellow (♣) mercenary")
     if g.hand_fully_known(p):
@@ -197,13 +197,13 @@ def _thief_swap(g: _Game, e: Mapping[str, Any]) -> None:
     _end_encounter(g)
 
 
-def _assign(g: _Game, e: Mapping[str, Any]) -> None:
+def _assign(g: _Game, op: Assign) -> None:
     _need_phase(g, "prize")
     _no_hand_trap(g)
     enc = g.enc
     if not enc["negotiable"]:
         raise IllegalEvent("the negotiation is over: the contest has started")
-    p = g.active_player(e)
+    p = g.active_player(op.player)
     g.say(f"Agreed: {_award_prize(g, p, enc['card'])}.")
     g.record(winner=p, how="agreement", outcome=f"{g.name(p)} takes it by agreement")
     enc["card_gone"] = True

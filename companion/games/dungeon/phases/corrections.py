@@ -2,24 +2,24 @@
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
 from companion.games.base import IllegalEvent
 from companion.games.dungeon.rules import (pretty)
+from companion.games.dungeon.operations import CorrectHandSize, Trade
 from companion.games.dungeon.game import _Game
 
 
-def _trade(g: _Game, e: Mapping[str, Any]) -> None:
+def _trade(g: _Game, op: Trade) -> None:
     if g.work["phase"] == "over":
         raise IllegalEvent("the game is over")
-    a, b = g.active_player(e, "a"), g.active_player(e, "b")
+    a, b = g.active_player(op.a, "a"), g.active_player(op.b, "b")
     if a == b:
         raise IllegalEvent("a trade needs two different players")
     gives: dict[int, list[str] | int] = {}
-    for p, key in ((a, "a_gives"), (b, "b_gives")):
-        raw = e.get(key, [])
+    for p, key, raw in ((a, "a_gives", op.a_gives), (b, "b_gives", op.b_gives)):
         if isinstance(raw, list):
-            named = gives[p] = [g.card({"c": c}, "c") for c in raw]
+            named = gives[p] = [g.card(c, "c") for c in raw]
             if len(set(named)) != len(named):
                 raise IllegalEvent(f"{key!r} names a card twice")
         elif isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0:
@@ -54,18 +54,18 @@ def _describe(given: Any) -> str:
     return f"{given} card(s)" if given else "nothing"
 
 
-def _correct_hand_size(g: _Game, e: Mapping[str, Any]) -> None:
+def _correct_hand_size(g: _Game, op: CorrectHandSize) -> None:
     if g.work["phase"] == "over":
         raise IllegalEvent("the game is over")
-    p = g.player(e)
-    count = e.get("count")
+    p = g.player(op.player)
+    count = op.count
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise IllegalEvent("'count' must be the number of cards the player really holds (0 or more)")
     delta = count - g.players[p]["hand_count"]
     if delta == 0:
         raise IllegalEvent(f"{g.name(p)} already has {count} cards")
-    if e.get("other") is not None:
-        q = g.player(e, "other")
+    if op.other is not None:
+        q = g.player(op.other, "other")
         if q == p:
             raise IllegalEvent("'other' must be another player")
         if g.players[q]["hand_count"] - delta < 0:

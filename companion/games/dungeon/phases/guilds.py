@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Mapping
 
 from companion.games.base import IllegalEvent
 from companion.games.dungeon import rules
 from companion.games.dungeon.rules import (GUILD_NAMES, suit)
+from companion.games.dungeon.operations import ChooseGuild, RedealFour, RedealSuit
 from companion.games.dungeon.game import _Game, _need_phase
 
 
@@ -29,13 +29,13 @@ def _forced_same(g: _Game) -> str | None:
     return None
 
 
-def _choose_guild(g: _Game, e: Mapping[str, Any]) -> None:
+def _choose_guild(g: _Game, op: ChooseGuild) -> None:
     _need_phase(g, "guilds")
-    p = g.player(e)
+    p = g.player(op.player)
     if g.players[p]["guild"]:
         raise IllegalEvent(f"{g.name(p)} already joined the {GUILD_NAMES[g.players[p]['guild']]}")
     try:
-        guild = rules.guild_code(e.get("guild"))
+        guild = rules.guild_code(op.guild)
     except ValueError as error:
         raise IllegalEvent(str(error)) from None
     forced = _forced_same(g)
@@ -56,7 +56,7 @@ def _choose_guild(g: _Game, e: Mapping[str, Any]) -> None:
         g.say(f"Every player has a guild; {g.name(0)} reveals the first dungeon card.")
 
 
-def _put_under(g: _Game, p: int, e: Mapping[str, Any], cards: list[str] | None, count: int) -> None:
+def _put_under(g: _Game, p: int, drawn: object, cards: list[str] | None, count: int) -> None:
     if cards is not None:
         for card in cards:
             g.take_from_hand(p, card)
@@ -71,31 +71,30 @@ def _put_under(g: _Game, p: int, e: Mapping[str, Any], cards: list[str] | None, 
             raise IllegalEvent(f"{g.name(p)} has only {g.players[p]['hand_count']} cards")
         g.players[p]["hand_count"] -= count
         g.work["dungeon_count"] += count
-    g.draw(p, count, e.get("drawn"))
+    g.draw(p, count, drawn)
 
 
-def _named_list(g: _Game, e: Mapping[str, Any], key: str = "cards") -> list[str] | None:
-    raw = e.get(key)
+def _named_list(g: _Game, raw: object, key: str = "cards") -> list[str] | None:
     if raw is None:
         return None
     if not isinstance(raw, list) or not raw:
         raise IllegalEvent(f"{key!r} must be a list of card codes")
-    cards = [g.card({"c": c}, "c") for c in raw]
+    cards = [g.card(c, "c") for c in raw]
     if len(set(cards)) != len(cards):
         raise IllegalEvent(f"{key!r} names a card twice")
     return cards
 
 
-def _redeal_suit(g: _Game, e: Mapping[str, Any]) -> None:
+def _redeal_suit(g: _Game, op: RedealSuit) -> None:
     _need_phase(g, "guilds")
-    p = g.player(e)
+    p = g.player(op.player)
     if g.players[p]["guild"]:
         raise IllegalEvent(f"{g.name(p)} already joined a guild")
     try:
-        chosen = rules.guild_code(e.get("suit"))
+        chosen = rules.guild_code(op.suit)
     except ValueError as error:
         raise IllegalEvent(str(error)) from None
-    cards = _named_list(g, e)
+    cards = _named_list(g, op.cards)
     if g.hand_fully_known(p):
         best = _best_suits(g, p)
         if len(best) < 2 or chosen not in best:
@@ -105,17 +104,19 @@ def _redeal_suit(g: _Game, e: Mapping[str, Any]) -> None:
             raise IllegalEvent(f"all {chosen} cards go under the dungeon: {', '.join(held)}")
         cards = held
     elif cards is None:
-        count = e.get("count")
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        sent = op.count
+        if isinstance(sent, bool) or not isinstance(sent, int) or sent < 1:
             raise IllegalEvent("name the cards put under the dungeon ('cards') or give their 'count'")
+        count = sent
     if cards is not None and any(suit(c) != chosen for c in cards):
         raise IllegalEvent(f"only {chosen} cards may be put under the dungeon in this redeal")
-    count = len(cards) if cards is not None else e["count"]
-    _put_under(g, p, e, cards, count)
+    if cards is not None:
+        count = len(cards)
+    _put_under(g, p, op.drawn, cards, count)
     g.say(f"{g.name(p)} puts {count} {chosen} card(s) under the dungeon, draws {count} and decides again.")
 
 
-def _redeal_four(g: _Game, e: Mapping[str, Any]) -> None:
+def _redeal_four(g: _Game, op: RedealFour) -> None:
     if g.work["phase"] == "guilds":
         known = all(g.hand_fully_known(p) for p in range(len(g.players)))
         if any(player["guild"] for player in g.players) or (known and not _forced_same(g)):
@@ -123,15 +124,15 @@ def _redeal_four(g: _Game, e: Mapping[str, Any]) -> None:
         g.work["phase"] = "redeal_four"
         g.work["guild_round"]["redealt"] = []
     _need_phase(g, "redeal_four")
-    p = g.player(e)
+    p = g.player(op.player)
     if p in g.work["guild_round"]["redealt"]:
         raise IllegalEvent(f"{g.name(p)} already put 4 cards under the dungeon")
-    cards = _named_list(g, e)
+    cards = _named_list(g, op.cards)
     if cards is not None and len(cards) != 4:
         raise IllegalEvent("exactly 4 cards go under the dungeon")
     if cards is None and g.hand_fully_known(p):
         raise IllegalEvent(f"name the 4 cards {g.name(p)} puts under the dungeon ('cards')")
-    _put_under(g, p, e, cards, 4)
+    _put_under(g, p, op.drawn, cards, 4)
     g.work["guild_round"]["redealt"].append(p)
     g.say(f"{g.name(p)} puts 4 cards under the dungeon and draws 4.")
     if len(g.work["guild_round"]["redealt"]) == len(g.players):

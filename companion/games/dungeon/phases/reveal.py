@@ -2,22 +2,22 @@
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
 
 from companion.games.base import IllegalEvent
 from companion.games.dungeon.rules import (MERCENARY, SCROLL, TRAP, TREASURE,
                                            kind, level, power, pretty)
+from companion.games.dungeon.operations import Reveal
 from companion.games.dungeon.game import _Game, _calls_friend, _enemy_power, _need_phase
 
 
-def _reveal(g: _Game, e: Mapping[str, Any]) -> None:
+def _reveal(g: _Game, op: Reveal) -> None:
     _need_phase(g, "reveal", "friend")
     if g.work["phase"] == "friend":
-        _reveal_friend(g, e)
+        _reveal_friend(g, op)
         return
-    if e.get("player") is not None and g.player(e) != g.work["turn"]:
+    if op.player is not None and g.player(op.player) != g.work["turn"]:
         raise IllegalEvent(f"it is {g.name(g.work['turn'])}'s turn to reveal")
-    card = g.take_top(e)
+    card = g.take_top(op.card)
     revealer = g.work["turn"]
     what = kind(card)
     g.work["encounter"] = {
@@ -84,9 +84,9 @@ def _after_friend(g: _Game) -> None:
         g.say(f"The players face {power} ({text}). Everyone commits exactly one mercenary.")
 
 
-def _reveal_friend(g: _Game, e: Mapping[str, Any]) -> None:
+def _reveal_friend(g: _Game, op: Reveal) -> None:
     enc = g.enc
-    card = g.take_top(e)
+    card = g.take_top(op.card)
     enc["friend_reveals_left"] -= 1
     what = kind(card)
     if what in (TREASURE, SCROLL):

@@ -2,19 +2,19 @@
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
 
 from companion.games.base import IllegalEvent
 from companion.games.dungeon.rules import (TRAP, kind, level, power, pretty)
+from companion.games.dungeon.operations import PlayTrap, TrapCall, TrapCard, TrapDraw, TrapReveal
 from companion.games.dungeon.game import _Game, _end_encounter, _need_phase, _no_hand_trap
 from companion.games.dungeon.phases.reveal import _after_friend
 
 
-def _trap_call(g: _Game, e: Mapping[str, Any]) -> None:
-    call = e.get("call")
+def _trap_call(g: _Game, op: TrapCall) -> None:
+    call = op.call
     if call not in ("odd", "even"):
         raise IllegalEvent("'call' must be 'odd' or 'even'")
-    p = g.active_player(e)
+    p = g.active_player(op.player)
     enc = g.enc
     if enc and enc.get("hand_trap"):
         trap = enc["hand_trap"]
@@ -40,10 +40,10 @@ def _parity_matches(card: str, call: str) -> bool:
     return number is not None and (number % 2 == 1) == (call == "odd")
 
 
-def _trap_draw(g: _Game, e: Mapping[str, Any]) -> None:
+def _trap_draw(g: _Game, op: TrapDraw) -> None:
     _need_phase(g, "trap")
     trap = g.enc["trap"]
-    p = g.active_player(e)
+    p = g.active_player(op.player)
     if len(trap["calls"]) < len(g.active()):
         waiting = [g.name(q) for q in g.active() if q not in trap["calls"]]
         raise IllegalEvent(f"everyone calls before anyone draws; still to call: {', '.join(waiting)}")
@@ -51,11 +51,11 @@ def _trap_draw(g: _Game, e: Mapping[str, Any]) -> None:
         raise IllegalEvent(f"{g.name(p)} already drew")
     neighbour = g.next_active(p)
     if g.players[neighbour]["hand_count"] == 0:
-        if e.get("card") is not None:
+        if op.card is not None:
             raise IllegalEvent(f"{g.name(neighbour)} has no card in hand to draw")
         g.say(f"{g.name(p)} has nothing to draw: {g.name(neighbour)}'s hand is empty.")
     else:
-        card = g.card(e)
+        card = g.card(op.card)
         g.take_from_hand(neighbour, card)
         call = trap["calls"][p]
         if _parity_matches(card, call):
@@ -81,11 +81,11 @@ def _trap_draw(g: _Game, e: Mapping[str, Any]) -> None:
             _end_encounter(g)
 
 
-def _play_trap(g: _Game, e: Mapping[str, Any]) -> None:
+def _play_trap(g: _Game, op: PlayTrap) -> None:
     _need_phase(g, "prize", "fight")
     _no_hand_trap(g)
-    p = g.active_player(e)
-    card = g.card(e)
+    p = g.active_player(op.player)
+    card = g.card(op.card)
     if kind(card) != TRAP:
         raise IllegalEvent(f"{pretty(card)} is not a trap (a joker)")
     g.take_from_hand(p, card)
@@ -97,16 +97,16 @@ def _play_trap(g: _Game, e: Mapping[str, Any]) -> None:
     g.say(f"{g.name(p)} plays the trap {pretty(card)} from hand and puts a numbered card face down on it.")
 
 
-def _trap_card(g: _Game, e: Mapping[str, Any]) -> None:
+def _trap_card(g: _Game, op: TrapCard) -> None:
     _need_phase(g, "prize", "fight")
     trap = g.enc.get("hand_trap")
-    p = g.active_player(e)
+    p = g.active_player(op.player)
     if not trap or trap["player"] != p:
         raise IllegalEvent(f"{g.name(p)} has no trap waiting for a card")
     if trap["placed"]:
         raise IllegalEvent("the trap already has its card")
-    if e.get("card") is not None:
-        card = g.card(e)
+    if op.card is not None:
+        card = g.card(op.card)
         if level(card) is None:
             raise IllegalEvent(f"{pretty(card)} has no number")
         g.take_from_hand(p, card)
@@ -117,7 +117,7 @@ def _trap_card(g: _Game, e: Mapping[str, Any]) -> None:
     g.say(f"{g.name(p)} puts a card face down on the trap; the others call odd or even.")
 
 
-def _trap_reveal(g: _Game, e: Mapping[str, Any]) -> None:
+def _trap_reveal(g: _Game, op: TrapReveal) -> None:
     _need_phase(g, "prize", "fight")
     enc = g.enc
     trap = enc.get("hand_trap")
@@ -128,12 +128,12 @@ def _trap_reveal(g: _Game, e: Mapping[str, Any]) -> None:
         waiting = [g.name(q) for q in callers if q not in trap["calls"]]
         raise IllegalEvent(f"still to call: {', '.join(waiting)}")
     if trap["card"] is None:
-        card = g.card(e)
+        card = g.card(op.card)
         if level(card) is None:
             raise IllegalEvent(f"{pretty(card)} has no number: the trap's card must be numbered")
         g.identify_facedown(trap["player"], card)
         trap["card"] = card
-    elif e.get("card") is not None and g.card(e) != trap["card"]:
+    elif op.card is not None and g.card(op.card) != trap["card"]:
         raise IllegalEvent(f"the trap's card is {pretty(trap['card'])}")
     card = trap["card"]
     parity = "odd" if power(card) % 2 else "even"

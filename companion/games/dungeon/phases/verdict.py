@@ -2,17 +2,17 @@
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
 
 from companion.games.base import IllegalEvent
 from companion.games.dungeon.queries import still_to_commit
 from companion.games.dungeon.rules import (MERCENARY, TREASURE,
                                            kind, level, power, pretty, suit)
+from companion.games.dungeon.operations import Resolve
 from companion.games.dungeon.game import (_Game, _award_prize, _committed, _end_encounter, _enemy_power, _has_black,
                                            _is_low, _need_phase, _no_hand_trap)
 
 
-def _resolve(g: _Game, e: Mapping[str, Any]) -> None:
+def _resolve(g: _Game, op: Resolve) -> None:
     _need_phase(g, "prize", "fight")
     _no_hand_trap(g)
     enc = g.enc
