@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from companion.cards import Card
+from companion.commands._model_options import add_model_options
 from companion.commands.deck import add_deck_options, load_named_deck
 
 
@@ -16,21 +17,11 @@ def register(subparsers) -> None:
     parser.add_argument("images", nargs="+", metavar="IMAGE", help="image files (JPEG, PNG, …)")
     parser.add_argument("--json", action="store_true",
                         help='one JSON object per image per line: {"image", "cards": [{"code", "confidence", "box"}], "ms"}')
-    parser.add_argument("--weights", metavar="PATH",
-                        help="folder with models.json and the ONNX files (default: vision_models/weights or $COMPANION_WEIGHTS)")
-    parser.add_argument("--conf", type=float, metavar="X",
-                        help="detector confidence threshold for index boxes (default: models.json's, else 0.25)")
-    parser.add_argument("--backend", choices=("auto", "onnxruntime", "openvino"), default="auto",
-                        help="inference runtime; auto (the default, as Detector.load) takes the faster installed "
-                             "one: onnxruntime, else openvino")
-    parser.add_argument("--precision", choices=("auto", "f32", "int8"), default="auto",
-                        help="auto (default): the int8 copies of the models with onnxruntime where models.json names "
-                             "them, else f32; f32 or int8 to choose")
-    parser.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
     parser.add_argument("--tile", default="auto", metavar="auto|off|PX",
                         help="look closer in overlapping windows when the indices are small for the frame "
                              "(a whole table, a high-resolution photo): auto sizes the windows from what the first "
                              "pass found; PX fixes their side in pixels; off reads the whole frame once (default auto)")
+    add_model_options(parser)
     add_deck_options(parser)
     parser.add_argument("--save-annotated", metavar="DIR", help="also write each image with boxes and codes drawn into DIR")
     parser.set_defaults(handler=run)

@@ -6,6 +6,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from companion.commands._model_options import add_model_options
 from companion.commands.deck import add_deck_options, load_named_deck
 
 
@@ -15,18 +16,8 @@ def register(subparsers) -> None:
         description="Score the recogniser card by card (precision, recall, F1, confusions) on a folder in the "
                     "YOLO layout: images/, labels/, data.yaml. Rules: see companion/vision/evaluation.py.")
     parser.add_argument("folder", metavar="DIR", help="labelled folder (e.g. ../shared/datasets/cardcounterml)")
-    parser.add_argument("--weights", metavar="PATH", help="folder with models.json and the ONNX files")
     parser.add_argument("--split", choices=("holdout", "all"), default="holdout",
                         help="holdout: only the photos never used in training (vision_models/real_split.py); all: every photo")
-    parser.add_argument("--conf", type=float, metavar="X",
-                        help="detector confidence threshold for index boxes (default: models.json's, else 0.25)")
-    parser.add_argument("--backend", choices=("auto", "onnxruntime", "openvino"), default="auto",
-                        help="inference runtime; auto (the default, as Detector.load) takes the faster installed "
-                             "one: onnxruntime, else openvino")
-    parser.add_argument("--precision", choices=("auto", "f32", "int8"), default="auto",
-                        help="auto (default): the int8 copies of the models with onnxruntime where models.json names "
-                             "them, else f32; f32 or int8 to choose")
-    parser.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="score photos in N worker processes, each with its own detector (default 1)")
     parser.add_argument("--limit", type=int, metavar="N", help="score only the first N photos of the split (a smoke run)")
@@ -35,6 +26,7 @@ def register(subparsers) -> None:
                              "`companion detect` does (default auto)")
     parser.add_argument("--mosaic", type=int, default=1, metavar="K",
                         help="score K×K photos at a time as one frame: the same cards seen K times farther away")
+    add_model_options(parser)
     add_deck_options(parser)
     parser.add_argument("--json", action="store_true", help="print the full result as one JSON object")
     parser.add_argument("--out", metavar="REPORT.md", help="also write a Markdown report (e.g. vision_models/EVALUATION.md)")
