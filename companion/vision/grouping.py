@@ -251,14 +251,20 @@ def _lone_card_box(reading: IndexReading, centre: np.ndarray) -> list[float]:
 
 
 def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False, index_px: float | None = None,
-                 one_card_geometry: bool = ONE_CARD_BY_GEOMETRY) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+                 one_card_geometry: bool | None = None) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Which readings are one card's two corners: (same-code pairs, different-code pairs), as indices.
 
     Same-code pairs are chosen greedily, best fit first (:func:`pairing_cost`), each reading used
     at most once; then leftover readings of different codes that can only be one card's corners
     (:func:`disagreeing_pair_cost`), and, with ``one_card_geometry``, those whose boxes alone place
-    them at one card's opposite corners (:func:`opposite_corner_cost`). Readings without a code never pair.
+    them at one card's opposite corners (:func:`opposite_corner_cost`); by default
+    (``one_card_geometry`` None) only where the table's scale is unknown (``index_px`` None, a photo):
+    a table pipeline on a mat weighs two corners' codes over many frames itself (its tracker), and
+    there a per-frame guess from confidences made an incremental reading differ from a full one.
+    Readings without a code never pair.
     """
+    if one_card_geometry is None:
+        one_card_geometry = ONE_CARD_BY_GEOMETRY and index_px is None
     candidates = sorted((cost, i, j) for i in range(len(readings)) for j in range(i + 1, len(readings))
                         if (cost := pairing_cost(readings[i], readings[j], trust_rotation, index_px)) is not None)
     used: set[int] = set()
@@ -288,7 +294,7 @@ def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False, ind
 
 def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, float, float, float], float]] = (),
                 frame_shape: tuple[int, int] | None = None, trust_rotation: bool = False,
-                index_px: float | None = None, one_card_geometry: bool = ONE_CARD_BY_GEOMETRY,
+                index_px: float | None = None, one_card_geometry: bool | None = None,
                 check_back_shape: bool | None = None) -> Detections:
     """Readings and face-down boxes → one :class:`Detections` entry per physical card.
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.vision.decode import RawBoxes, nms
+from companion.vision.decode import RawBoxes, box_iou, nms
 from companion.vision.detections import Detections
 from companion.vision.frames import check_frame
 from companion.vision.grouping import IndexReading, group_cards
@@ -79,17 +79,6 @@ class Work:
     passes: int = 0
     classified: int = 0
     kept: int = 0
-
-
-def _iou(box, boxes: np.ndarray) -> np.ndarray:
-    x1 = np.maximum(box[0], boxes[:, 0])
-    y1 = np.maximum(box[1], boxes[:, 1])
-    x2 = np.minimum(box[2], boxes[:, 2])
-    y2 = np.minimum(box[3], boxes[:, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = (box[2] - box[0]) * (box[3] - box[1])
-    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    return inter / np.maximum(area + areas - inter, 1e-6)
 
 
 class IncrementalReader:
@@ -222,7 +211,7 @@ class IncrementalReader:
         for n, box in enumerate(boxes):
             if not len(previous):
                 break
-            overlaps = _iou(box, previous)
+            overlaps = box_iou(box, previous)
             best = int(overlaps.argmax())
             if overlaps[best] < SAME_BOX_IOU:
                 continue   # a new index
