@@ -85,11 +85,14 @@ def test_dungeon_reveal_commit_turn_up_resolve_and_the_doubling_marker():
     for seat, (track, _face) in enumerate(((2, "5D"), (3, "2C"), (4, "4S")), start=1):
         out = binding.handle(event("placed", "BACK", f"battlefield:P{seat}", track))
         assert out.engine_events[0]["type"] == "commit" and "card" not in out.engine_events[0]
-    engine_events = []
+    engine_events, automatic = [], []
     for seat, (track, face) in enumerate(((2, "5D"), (3, "2C"), (4, "4S")), start=1):
-        engine_events += binding.handle(event("turned", face, f"battlefield:P{seat}", track, previous_card="BACK")).engine_events
-    assert engine_events[-1] == {"type": "resolve"}
-    assert [e["type"] for e in engine_events] == ["turn_up", "turn_up", "turn_up", "resolve"]
+        out = binding.handle(event("turned", face, f"battlefield:P{seat}", track, previous_card="BACK"))
+        engine_events += out.engine_events
+        automatic += out.automatic_events
+    # the resolve is the engine's (auto_resolve): applied and logged by the binding, not sent as the camera's
+    assert [e["type"] for e in engine_events] == ["turn_up", "turn_up", "turn_up"]
+    assert automatic == [{"type": "resolve"}] and binding.events[-1] == {"type": "resolve"}
     view = binding.view()
     assert "3S" in str(view.get("marker")), view.get("marker")
     # tidying up (the marker laid sideways, mercenaries to rest) is consistent: no engine event
@@ -113,9 +116,9 @@ def test_dungeon_a_turn_up_seen_before_the_last_commit_waits_for_it():
     assert binding.view()["battlefield"]["to_commit"] == ["Cy"]
     late = binding.handle(event("placed", "BACK", "battlefield:P3", 4))
     assert late.engine_events == [{"type": "commit", "player": "Cy"}, {"type": "turn_up", "player": "Ann", "card": "5D"}]
-    rest = [binding.handle(event("turned", face, f"battlefield:P{seat}", track, previous_card="BACK")).engine_events
+    rest = [binding.handle(event("turned", face, f"battlefield:P{seat}", track, previous_card="BACK"))
             for seat, track, face in ((2, 3, "2C"), (3, 4, "4S"))]
-    assert rest[-1][-1] == {"type": "resolve"}
+    assert rest[-1].engine_events[-1]["type"] == "turn_up" and rest[-1].automatic_events == [{"type": "resolve"}]
     assert binding.view()["battlefield"] is None or binding.view()["battlefield"]["to_commit"] == []
 
 
@@ -222,10 +225,15 @@ def test_dungeon_the_phone_and_the_camera_reach_the_same_state(tmp_path, auto_re
 
     setup = {"players": DUNGEON_THREE, "options": {"auto_resolve": auto_resolve}}
     binding = DungeonBinding(setup, DUNGEON_GUILDS)
-    camera_events = [e for outcome in _dungeon_fight(binding) for e in outcome.engine_events]
+    outcomes = _dungeon_fight(binding)
+    camera_events = [e for outcome in outcomes for e in outcome.engine_events]
+    # the camera never sends the resolve: the session makes it itself, as it does for the phone
+    assert all(e["type"] != "resolve" for e in camera_events)
+    assert [e for o in outcomes for e in o.automatic_events] == ([{"type": "resolve"}] if auto_resolve else [])
     referee = [] if auto_resolve else [{"type": "resolve"}]   # without auto_resolve the referee closes it
-    if referee:
+    if referee:   # the referee's tap reaches the binding as CameraFeed._follow_session replays it
         binding.state = binding.engine.apply(binding.state, referee[0])
+        binding.events.append(referee[0])
 
     table, _ = TableRegistry(tmp_path / "session").create("dungeon", setup)
     for guild in DUNGEON_GUILDS:
@@ -235,6 +243,9 @@ def test_dungeon_the_phone_and_the_camera_reach_the_same_state(tmp_path, auto_re
     for engine_event in referee:
         table.submit(engine_event)
     assert table.engine.view(table.state) == binding.view()
+    assert table.active_events() == binding.events   # what CameraFeed._follow_session compares: in step
+    assert [(e.event, e.source) for e in table.journal if e.source == "engine"] == \
+        ([({"type": "resolve"}, "engine")] if auto_resolve else [])
 
     config = {key: getattr(TestConfig, key) for key in dir(TestConfig) if key.isupper()}
     config.update(DATA_DIR=str(tmp_path / "web"))
@@ -248,3 +259,66 @@ def test_dungeon_the_phone_and_the_camera_reach_the_same_state(tmp_path, auto_re
     shown = client.get(f"/api/tables/{phone['id']}").get_json()
     assert shown.pop("session")["game"] == "dungeon"
     assert shown == binding.view()
+
+
+DUNGEON_PHONE_FIGHT = [{"type": "reveal", "card": "3S"}, {"type": "commit", "player": "Ann", "card": "5D"},
+                       {"type": "commit", "player": "Bob", "card": "2C"}, {"type": "commit", "player": "Cy", "card": "4S"}]
+
+
+def _dungeon_phone_client(tmp_path, auto_resolve):
+    from web_ui import TestConfig, create_app
+
+    config = {key: getattr(TestConfig, key) for key in dir(TestConfig) if key.isupper()}
+    config.update(DATA_DIR=str(tmp_path / "web"))
+    client = create_app(config).test_client()
+    created = client.post("/api/tables", json={"game": "dungeon", "players": DUNGEON_THREE,
+                                               "options": {"auto_resolve": auto_resolve}})
+    assert created.status_code == 201, created.get_json()
+    phone = created.get_json()
+    headers = {"X-Referee-Pin": phone["pin"]}
+    for engine_event in DUNGEON_GUILDS + DUNGEON_PHONE_FIGHT:
+        answer = client.post(f"/api/tables/{phone['id']}/events", json=engine_event, headers=headers)
+        assert answer.status_code == 200, answer.get_json()
+    return client, f"/api/tables/{phone['id']}", headers, answer.get_json()
+
+
+@pytest.mark.parametrize("auto_resolve", [True, False])
+def test_dungeon_a_phone_only_table_resolves_by_itself_only_when_the_option_says_so(tmp_path, auto_resolve):
+    client, url, headers, last = _dungeon_phone_client(tmp_path, auto_resolve)
+    journal = client.get(f"{url}/journal").get_json()["journal"]
+    last_commit = journal[-2] if auto_resolve else journal[-1]
+    assert last_commit["event"] == DUNGEON_PHONE_FIGHT[-1] and last_commit["source"] == "referee"
+    assert last["entry"] == last_commit   # the answer names the referee's own change ...
+    assert last["revision"] == journal[-1]["seq"]   # ... and the revision after everything it caused
+    shown = client.get(url).get_json()
+    if auto_resolve:
+        assert journal[-1]["event"] == {"type": "resolve"} and journal[-1]["source"] == "engine"
+        assert shown["phase"] == "reveal" and "3S" in str(shown["marker"])
+        # the intended change: a resolve sent after the last commit is refused, the encounter is resolved
+        again = client.post(f"{url}/events", json={"type": "resolve"}, headers=headers)
+        assert again.status_code == 422, again.get_json()
+        assert client.get(url).get_json()["session"]["seq"] == journal[-1]["seq"]
+    else:
+        assert all(entry["source"] == "referee" for entry in journal)
+        assert shown["phase"] == "fight"
+        tapped = client.post(f"{url}/events", json={"type": "resolve"}, headers=headers)
+        assert tapped.status_code == 200 and tapped.get_json()["state"]["phase"] == "reveal"
+
+
+def test_dungeon_undo_takes_the_automatic_resolve_back_like_any_change(tmp_path):
+    client, url, headers, _ = _dungeon_phone_client(tmp_path, True)
+    before = client.get(url).get_json()["session"]
+    assert before["undo_event"] == {"type": "resolve"}
+    undone = client.post(f"{url}/undo", json={"undoes": before["undo_seq"]}, headers=headers)
+    assert undone.status_code == 200, undone.get_json()
+    state = undone.get_json()["state"]
+    assert state["phase"] == "fight" and state["session"]["undo_event"] == DUNGEON_PHONE_FIGHT[-1]
+    assert state["session"]["redo_event"] == {"type": "resolve"}
+    # the referee corrects the last commit: the session resolves the corrected encounter by itself
+    assert client.post(f"{url}/undo", json={}, headers=headers).status_code == 200
+    answer = client.post(f"{url}/events", json={"type": "commit", "player": "Cy", "card": "6S"}, headers=headers)
+    assert answer.status_code == 200, answer.get_json()
+    journal = client.get(f"{url}/journal").get_json()["journal"]
+    assert [(e["kind"], e["source"]) for e in journal[-5:]] == [
+        ("event", "engine"), ("undo", "referee"), ("undo", "referee"), ("event", "referee"), ("event", "engine")]
+    assert answer.get_json()["state"]["phase"] == "reveal"

@@ -171,6 +171,8 @@ def run_command(args) -> int:
         for outcome in result.outcomes:
             for engine_event in outcome.engine_events:
                 print(f"           → {json.dumps(engine_event)}", file=sys.stderr)
+            for engine_event in outcome.automatic_events:
+                print(f"           → {json.dumps(engine_event)} (automatic)", file=sys.stderr)
             for question in outcome.questions:
                 print(f"           ? {question}", file=sys.stderr)
 

@@ -23,6 +23,14 @@ from companion.session import patch
 from companion.session.store import EventStore, JournalEntry, TableRecord
 
 SOURCES = ("referee", "camera")
+# Who made a journal entry: a caller's source, or "engine" for the events the game's automation options
+# make by themselves right after a submitted event (Dungeon's ``auto_resolve``: ``engine.automatic_events``).
+# No caller may submit as the engine.
+ENGINE_SOURCE = "engine"
+JOURNAL_SOURCES = (*SOURCES, ENGINE_SOURCE)
+# Dungeon's automation makes at most one event after a change (a resolve); the bound only keeps an
+# engine whose automatic events never stop from holding the table's lock forever.
+MAX_AUTOMATIC_EVENTS_PER_CHANGE = 16
 # Keys of an event that name the place it changes; the referee's word on a place beats the camera's.
 # A player is not a place: choosing Ann's guild says nothing about the card she commits next.
 TARGET_KEYS = ("cell", "zone", "chosen", "slot", "position")
@@ -195,7 +203,8 @@ class Table:
     # -- changes --------------------------------------------------------------------------
     def submit(self, event: Any, source: str = "referee", expected: int | None = None,
                key: str | None = None) -> JournalEntry | None:
-        """Apply an engine event and journal it. Returns the entry, or None when a camera reading
+        """Apply an engine event and journal it, then the engine's automatic events it makes due (each its
+        own change, source "engine"). Returns the submitted event's entry, or None when a camera reading
         is overruled by an earlier referee correction of the same place. Raises SessionError or
         IllegalEvent (the table unchanged) when the event is malformed or against the rules, Conflict
         when ``expected`` is not the current revision."""
@@ -214,7 +223,32 @@ class Table:
             self._active.append(_Active(event, source, entry.seq))
             self._redo.clear()
             self._published(entry)
+            self._apply_automatic_events()
             return entry
+
+    def _apply_automatic_events(self) -> None:
+        """The events the engine's automation options make now (``engine.automatic_events``), each applied
+        and journaled as its own change with source "engine", so the phone and the camera behave alike
+        and an undo takes one back like any change. Called inside the lock, after a submitted event."""
+        automatic_events = getattr(self.engine, "automatic_events", None)   # an engine without automation has none
+        if automatic_events is None:
+            return
+        for _ in range(MAX_AUTOMATIC_EVENTS_PER_CHANGE):
+            automatic = automatic_events(self.state)
+            if not automatic:
+                return
+            event = check_event_shape(automatic[0])
+            try:
+                new_state = apply_checked(self.engine, self.state, event)
+            except (IllegalEvent, SessionError) as error:
+                # The engine refusing its own automatic event is its bug: the submitted change stands.
+                self.warnings.append(f"the automatic {event.get('type')!r} was refused: {error}")
+                return
+            entry = self._record("event", event, ENGINE_SOURCE)
+            self.state = new_state
+            self._active.append(_Active(event, ENGINE_SOURCE, entry.seq))
+            self._published(entry)
+        self.warnings.append(f"the engine kept making automatic events: stopped after {MAX_AUTOMATIC_EVENTS_PER_CHANGE}")
 
     def undo(self, source: str = "referee", expected: int | None = None, key: str | None = None,
              undoes: int | None = None) -> JournalEntry:

@@ -47,7 +47,7 @@
     if (seen.has(entry.seq)) return;
     seen.add(entry.seq);
     const item = h("li", { value: entry.seq, dataset: { seq: entry.seq } },
-      h("span.who." + entry.source, entry.source === "camera" ? "camera:" : "referee:"), " ", describe(entry));
+      h("span.who." + entry.source, (entry.source || "referee") + ":"), " ", describe(entry));
     item.title = "change " + entry.seq;
     $("log").prepend(item);
     while ($("log").children.length > 200) $("log").lastChild.remove();

@@ -28,6 +28,10 @@ class Outcome:
     table_event: TableEvent
     engine_events: list[dict] = field(default_factory=list)
     questions: list[str] = field(default_factory=list)
+    #: Events the engine's automation options made (``engine.automatic_events``), applied to the binding's
+    #: copy of the game and in its log, but not in ``engine_events``: a session makes them itself after the
+    #: camera's events, so the camera never sends them.
+    automatic_events: list[dict] = field(default_factory=list)
 
 
 class Binding:
@@ -67,6 +71,22 @@ class Binding:
         self.events.append(event)
         outcome.engine_events.append(event)
         return True
+
+    def apply_automatic_events(self, outcome: Outcome) -> list[dict]:
+        """Applies what the engine's automation makes now (as a session does after each event), looping
+        until nothing more is due; returns the events applied."""
+        applied: list[dict] = []
+        while automatic := self.engine.automatic_events(self.state):
+            event = automatic[0]
+            try:
+                self.state = self.engine.apply(self.state, event)
+            except GameError as error:   # the engine refusing its own event: say so, stop
+                outcome.questions.append(f"the rules refuse the automatic {event['type']}: {error}")
+                break
+            self.events.append(event)
+            outcome.automatic_events.append(event)
+            applied.append(event)
+        return applied
 
     def handle(self, event: TableEvent) -> Outcome:
         outcome = Outcome(event)

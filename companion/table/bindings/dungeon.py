@@ -2,7 +2,8 @@
 doubling counter follows in the engine); a card landing in a player's battlefield slot is that
 player's ``commit`` (face down: committed unseen); turning it up is ``turn_up``; once nothing is
 hidden and everybody committed the encounter is ``resolve``d when the engine's ``auto_resolve`` says so
-(``engine.automatic_events``), else it waits for the referee, as on the phone.
+(``engine.automatic_events``), else it waits for the referee, as on the phone. The resolve is the
+engine's, not the camera's: it stays out of ``Outcome.engine_events`` (the session makes it itself).
 """
 from __future__ import annotations
 
@@ -62,9 +63,9 @@ class DungeonBinding(Binding):
         self._apply_automatic_events(outcome)
 
     def _apply_automatic_events(self, outcome: Outcome) -> None:
-        # The engine decides (``auto_resolve``); the resolve is logged like any event, so the session
-        # the camera feeds and a replay of its log reach the same state.
-        for automatic in self.engine.automatic_events(self.state):
-            if self.try_apply(automatic, outcome) and automatic["type"] == "resolve":
-                self.commits.clear()
-                self.held_turn_ups.clear()
+        # The engine decides (``auto_resolve``). The resolve goes into the binding's own copy and log (so
+        # a replay of the log reaches the same state) but not to the session: the session makes it itself
+        # after the last camera event, as it does after the phone's.
+        if any(e["type"] == "resolve" for e in self.apply_automatic_events(outcome)):
+            self.commits.clear()
+            self.held_turn_ups.clear()
