@@ -174,7 +174,7 @@ def test_the_dungeon_screen_shows_the_doubling_and_the_fight(browser, server):
     for event in ({"type": "choose_guild", "player": "Ann", "guild": "S"}, {"type": "choose_guild", "player": "Bob", "guild": "C"},
                   {"type": "choose_guild", "player": "Cy", "guild": "D"}, {"type": "reveal", "card": "3S"},
                   {"type": "commit", "player": "Ann", "card": "5S"}, {"type": "commit", "player": "Bob", "card": "2D"},
-                  {"type": "commit", "player": "Cy", "card": "4C"}, {"type": "resolve"}):
+                  {"type": "commit", "player": "Cy", "card": "4C"}):   # the engine resolves the fight itself (auto_resolve)
         assert request(server, "POST", f"/api/tables/{table['id']}/events", event, pin)[0] == 200
     page, errors = phone(browser, server)
     page.goto(f"/t/{table['id']}")
