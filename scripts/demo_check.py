@@ -42,8 +42,10 @@ def main(argv=None) -> int:
         comparable = lambda view: {k: v for k, v in view.items() if k not in ("session", "log")}  # noqa: E731
         equal = comparable(table.snapshot()) == comparable(replay_truth(truth))
         status = feed.status()
-        print(f"{args.game}: {status['frames']} frames read, {status['camera_events']} camera events of the truth's "
-              f"{len(truth['events'])} ({status['overruled_by_referee']} overruled by the referee), "
+        automatic = sum(1 for entry in table.journal if entry.kind == "event" and entry.source == "engine")
+        print(f"{args.game}: {status['frames']} frames read, {status['camera_events']} camera events and {automatic} "
+              f"automatic (the engine's) of the truth's {len(truth['events'])} "
+              f"({status['overruled_by_referee']} overruled by the referee), "
               f"final state {'equals' if equal else 'differs from'} the truth, "
               f"{time.monotonic() - started:.0f} s; open questions: {[q['text'] for q in status['questions'] if q['status'] == 'open']}")
         return 0 if equal else 1
