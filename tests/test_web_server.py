@@ -84,7 +84,8 @@ def test_stream_errors_answer_json_with_the_security_headers(tmp_path):
         _, table = request(base, "POST", "/api/tables", KINGDOMS)
         for method in ("HEAD", "POST"):  # neither may hold one of the few request threads for a stream's life
             connection = raw_connection(base)
-            connection.sendall(f"{method} /api/tables/{table['id']}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".encode())
+            connection.sendall(f"{method} /api/tables/{table['id']}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                               "Content-Length: 0\r\nConnection: close\r\n\r\n".encode())
             answer = read_all(connection)
             assert answer.startswith(b"HTTP/1.1 405") and b"allow: GET" in answer.lower().replace(b"allow: get", b"allow: GET")
             connection.close()
