@@ -261,6 +261,9 @@ class TablePipeline:
         detector = self._detector_for_the_mat()
         if held and self.tracker.held_since is None and hasattr(detector, "refresh"):
             detector.refresh()   # the held last frame reads as in full: what stands at the end is no kept reading
+        if hasattr(detector, "seen_through"):
+            # on a mat the reader compares frames in mat coordinates: a moved camera is no change
+            detector.seen_through(self.locator.matrix if self.units == "mm" else None)
         detections = detector(frame)
         self.last_detections = detections
         refreshes = self.locator.refreshes if self.locator is not None else 0
