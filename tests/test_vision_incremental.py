@@ -225,3 +225,23 @@ def test_the_mat_re_found_by_a_still_camera_is_no_camera_move(game):
     shifts = [float(np.abs(cv2.perspectiveTransform(corners, np.linalg.inv(fit) @ fits[0]) - corners).max()) for fit in fits]
     assert len(fits) >= 40
     assert max(shifts) < CAMERA_MOVED_PIXELS / 1.5
+
+
+def test_a_camera_moved_before_the_mat_is_re_found_is_not_moved_twice(detector, table_frame):
+    """The mat is re-found only every few seconds: the camera moves while the old homography is still
+    told, so the moved view is read as a change; the homography re-found next is that view's pose,
+    not a second move (warping the already current copy by it would misplace what was kept)."""
+    reader = IncrementalReader(detector, recheck_every=1000)
+    reader.seen_through(TO_MAT)
+    reader(table_frame)
+    moved, to_mat = moved_camera(table_frame)
+    reader.seen_through(TO_MAT)                      # not re-found yet: the old pose is told
+    reader(moved)
+    assert reader.last_work.changed and reader.last_work.passes >= 2
+    reader.seen_through(TO_MAT)
+    assert reader(moved.copy()) is not None and reader.last_work.passes == 0
+    reader.seen_through(to_mat)                      # re-found: the pose of what was read since
+    cards = reader(moved.copy())
+    assert not reader.last_work.changed and reader.last_work.passes == 0
+    full = detector(moved)
+    assert placed_alike(cards, full) >= 0.9 * len(full)

@@ -111,6 +111,11 @@ class IncrementalReader:
         self._reference: np.ndarray | None = None    # small grey copy of what each region was read from
         self._reference_grey: np.ndarray | None = None   # the same at full size, kept on a mat (to warp it)
         self._to_mat: np.ndarray | None = None       # the frame→mat homography the reference was read under
+        # Whether part of the reference was re-read since the pose ``_to_mat`` was told. The mat is
+        # re-found only every few seconds, so a camera can move while the old pose is still told: the
+        # moved view is then read as a change, and the pose re-found next is that view's, not a move
+        # away from the reference (warping the already current copy by it would misplace what was kept).
+        self._read_since_pose = False
         self._whole: RawBoxes | None = None          # the whole-frame pass's boxes
         self._windows: dict[tuple[int, int], RawBoxes] = {}
         self._window_size: int | None = None
@@ -171,15 +176,17 @@ class IncrementalReader:
         """The last read frame → this frame pixel map when the camera moved (see CAMERA_MOVED_PIXELS)."""
         to_mat, self._next_to_mat = self._next_to_mat, None
         if to_mat is None or self._to_mat is None or self._reference_grey is None:
-            self._to_mat = to_mat
+            self._to_mat, self._read_since_pose = to_mat, False
             return None
         move = np.linalg.inv(to_mat) @ self._to_mat
         height, width = shape
         corners = np.array([[[0, 0]], [[width, 0]], [[width, height]], [[0, height]]], np.float64)
         if float(np.abs(cv2.perspectiveTransform(corners, move) - corners).max()) < CAMERA_MOVED_PIXELS:
             return None
-        self._to_mat = to_mat
-        return move
+        read_since, self._to_mat, self._read_since_pose = self._read_since_pose, to_mat, False
+        # part of what is kept was read after the old pose was told (perhaps from the moved view
+        # already): only a reference read wholly under the old pose is carried by the move
+        return None if read_since else move
 
     def _follow_the_camera(self, move: np.ndarray) -> None:
         """Everything kept, carried into the new frame's pixels: the reference grey copy (warped; a
@@ -263,6 +270,8 @@ class IncrementalReader:
 
         # the reference follows what was read: every re-read region, the whole frame when all was
         on_mat = self._to_mat is not None
+        if work.changed and not first:
+            self._read_since_pose = True
         if size is None or first or changed.all():
             self._reference = small
             self._reference_grey = grey if on_mat else None
