@@ -43,19 +43,16 @@ def _detection_off():
 
 
 def _shared(loader):
-    """``loader`` called once for the whole server, its detector (or its error) shared by every feed:
-    a detector per table cost 35 MB and three threads each (an issue-15 finding). Thread-safe."""
+    """``loader`` called once for the whole server and its detector shared by every feed (a detector
+    per table cost 35 MB and three threads each). A failed load is not remembered, as
+    ``companion.session.camera.load_detector`` does not remember one: the next feed tries again (the
+    weights may have been installed meanwhile). Thread-safe."""
     lock, result = threading.Lock(), {}
 
     def load():
         with lock:
-            if "detector" not in result and "error" not in result:
-                try:
-                    result["detector"] = loader()
-                except Exception as error:  # the feed shows frames without readings and says why
-                    result["error"] = error
-        if "error" in result:
-            raise result["error"]
+            if "detector" not in result:
+                result["detector"] = loader()
         return result["detector"]
 
     return load
