@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from companion.cards import Card
+from companion.games.chosen.pieces import table_role
 
 NOT_A_CARD = "not a card"
 OPEN, ANSWERED, SETTLED = "open", "answered", "settled by the camera"
@@ -158,14 +159,7 @@ CHOSEN_RINGS = {"departure": "departure", "step1": "step 1", "step2": "step 2", 
 
 
 def _chosen_role(card: str) -> str:
-    if card == "BACK":
-        return "chip"
-    parsed = Card.parse(card)
-    if parsed.is_joker or parsed.rank in (11, 12):
-        return "chosen"
-    if parsed.rank is not None and parsed.rank <= 10:
-        return "medicine" if parsed.is_red else "radiation"
-    return "other"
+    return "chip" if card == "BACK" else table_role(card)
 
 
 def _chosen_ring_event(ring: str, card: str, view: dict) -> dict | None:

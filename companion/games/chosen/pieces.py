@@ -29,6 +29,16 @@ def role(code: str) -> str:
     return MEDICINE if card.is_red else RADIATION
 
 
+def table_role(code: str) -> str:
+    """What a card seen on the table is in this game: :func:`role`, or ``other`` for a card the game
+    gives none (a King, a face-down back); a code that is no card at all still raises."""
+    card = Card.parse(code)
+    try:
+        return role(card.code)
+    except InvalidCardError:
+        return "other"
+
+
 def normalise(code: object) -> str:
     """The canonical code of a card of this game; InvalidCardError for anything else."""
     if not isinstance(code, str):

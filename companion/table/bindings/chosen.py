@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from companion.cards import Card
+from companion.games.chosen.pieces import table_role
 from companion.table.bindings.base import Binding, Outcome
 from companion.table.events import TableEvent
 from companion.table.zones import MatZones
@@ -122,7 +122,7 @@ class ChosenBinding(Binding):
             return
         if event.type not in ("placed", "moved") or card == "BACK":
             return
-        role = _chosen_role(card)
+        role = table_role(card)
         if role == "chosen" and ring == "departure":
             self._send(event, outcome)
         elif role in ("medicine", "radiation"):
@@ -142,7 +142,7 @@ class ChosenBinding(Binding):
             self._end_turn(outcome)  # only the next player can do this now: the turn before is over
             me = self._turn_player()
         medicine = [t for t, (c, pos, ring) in self.loose.items()
-                    if ring == "departure" and _chosen_role(c) == "medicine" and math.dist(pos, event.position) <= NEAR_MM]
+                    if ring == "departure" and table_role(c) == "medicine" and math.dist(pos, event.position) <= NEAR_MM]
         chosen_id = self.state.next_id
         discard = sorted(self.left_area[me])
         send = {"type": "send", "card": event.card, "medicine": [self.loose[t][0] for t in medicine], "discard": discard}
@@ -190,10 +190,3 @@ class ChosenBinding(Binding):
         return min(self.on_mat.values(), key=lambda c: math.dist(c.position, position))
 
 
-def _chosen_role(code: str) -> str:
-    card = Card.parse(code)
-    if card.is_joker or card.rank in (11, 12):
-        return "chosen"
-    if card.rank is not None and card.rank <= 10:
-        return "medicine" if card.is_red else "radiation"
-    return "other"
