@@ -84,10 +84,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("decks", nargs="+")
     parser.add_argument("--spreads", type=int, default=3, help="learn from 1..N whole-deck photos (default 3)")
     parser.add_argument("--scenes", type=int, default=30)
+    parser.add_argument("--precision", choices=("auto", "f32", "int8"), default="auto",
+                        help="which copy of the networks to read with (Detector.load's precision; auto: int8 where shipped)")
     args = parser.parse_args(argv)
     from companion.vision import Detector
 
-    detector = Detector.load(tile="auto")
+    detector = Detector.load(tile="auto", precision=args.precision)
     print("| deck | photos learned from | cards named by hand | learn s | precision | recall | F1 | backs P / R |")
     print("|---|---|---|---|---|---|---|---|")
     for deck in args.decks:

@@ -14,6 +14,10 @@ deck labels itself: each card appears once, so readings are assigned to codes un
 player to re-photograph or name. Reading with a deck compares each index with the deck's own
 prototypes (cosine similarity) instead of trusting the general classifier's verdict.
 
+Each prototype also keeps the colours of its index's ink (:mod:`companion.vision.ink`): the two jokers of
+most decks differ only in colour, and a four-colour deck's suits by colour first; a reading whose
+ink disagrees with a prototype's is that much less similar to it.
+
 The back is kept as a hue/saturation histogram: a face-down box whose colours are far from the
 deck's back (a chip, a phone, the strip of a fanned card) is dropped.
 """
@@ -34,6 +38,7 @@ import numpy as np
 
 from companion.cards import CLASS_NAMES
 from companion.vision.deck_folder import art_index_fractions, card_images
+from companion.vision.ink import INK_HUE_BINS
 from companion.vision.grouping import ROTATIONS, IndexReading, choose_pairs, rotate_clockwise
 
 DATA_ENV = "COMPANION_DATA"
@@ -60,6 +65,11 @@ SECOND_CORNER_COST = 1.0
 # Cost of leaving a card unplaced (a stray box, a second copy): a card whose best code is less
 # likely than about e^-6 under the classifier is better left out than forced into a code.
 UNPLACED_COST = 6.0
+# How much a complete disagreement of ink colours (histogram intersection 0) lowers a cosine
+# similarity. Right prototypes sit near 0.9 and the nearest wrong ones at 0.6-0.8, so 0.25 lets
+# colour decide between two codes the shapes cannot tell apart (the jokers, a 4-colour deck's J♠/J♣)
+# without overruling a clear shape match.
+INK_COLOUR_WEIGHT = 0.25
 # Back model: hue x saturation histogram; a box further than this Bhattacharyya distance from the
 # deck's back is not this deck's back.
 BACK_BINS = (18, 8)
@@ -109,11 +119,16 @@ class DeckProfile:
     prototypes: np.ndarray                 # N x D float32, unit length
     back: np.ndarray | None = None         # BACK_BINS histogram, or None when no back was seen
     info: dict = field(default_factory=dict)
+    colours: np.ndarray | None = None      # N x (INK_HUE_BINS + 1) ink colours per prototype (None: a profile from before they were kept)
 
     def __post_init__(self) -> None:
         self.prototypes = np.asarray(self.prototypes, np.float32)
         if self.prototypes.ndim != 2 or len(self.prototypes) != len(self.codes):
             raise ValueError(f"deck {self.name!r}: {len(self.codes)} codes but prototypes of shape {self.prototypes.shape}")
+        if self.colours is not None:
+            self.colours = np.asarray(self.colours, np.float32)
+            if self.colours.shape != (len(self.codes), INK_HUE_BINS + 1):
+                raise ValueError(f"deck {self.name!r}: ink colours of shape {self.colours.shape} for {len(self.codes)} prototypes")
         unknown = sorted(set(self.codes) - set(DECK_CODES))
         if unknown:
             raise ValueError(f"deck {self.name!r}: unknown codes {unknown}")
@@ -124,18 +139,26 @@ class DeckProfile:
     def learned_codes(self) -> list[str]:
         return [c for c in DECK_CODES if c in set(self.codes)]
 
-    def similarities(self, embeddings: np.ndarray) -> np.ndarray:
-        """M x 54: each embedding's best cosine similarity to a prototype of each code (-1 where none)."""
+    def similarities(self, embeddings: np.ndarray, colours: np.ndarray | None = None) -> np.ndarray:
+        """M x 54: each embedding's best similarity to a prototype of each code (-1 where none).
+
+        The cosine similarity, lowered by ``INK_COLOUR_WEIGHT`` times how far the reading's ink
+        colours (:func:`ink_colours`, one row for the whole index) are from the prototype's, where both are known.
+        """
         unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-9)
         sims = unit.astype(np.float32) @ self.prototypes.T
+        if colours is not None and self.colours is not None and float(np.sum(colours)) > 0:
+            known = self.colours.sum(1) > 0
+            overlap = np.minimum(np.asarray(colours, np.float32)[None, :], self.colours).sum(1)
+            sims = sims - np.where(known, INK_COLOUR_WEIGHT * (1.0 - overlap), 0.0)[None, :].astype(np.float32)
         best = np.full((len(unit), len(DECK_CODES)), -1.0, np.float32)
         for column in np.unique(self._columns):
             best[:, column] = sims[:, self._columns == column].max(1)
         return best
 
-    def read(self, embeddings: np.ndarray) -> tuple[str | None, float, int]:
-        """From T embeddings of one index (one per tried turn): (code or None, confidence, row of the best turn)."""
-        sims = self.similarities(embeddings)
+    def read(self, embeddings: np.ndarray, colours: np.ndarray | None = None) -> tuple[str | None, float, int]:
+        """From T embeddings of one index (one per tried turn) and its ink colours: (code or None, confidence, row of the best turn)."""
+        sims = self.similarities(embeddings, colours)
         row, column = np.unravel_index(int(sims.argmax()), sims.shape)
         best = float(sims[row, column])
         if best < self.none_floor:
@@ -153,7 +176,7 @@ class DeckProfile:
 
 
 def build_profile(name: str, codes: list[str], embeddings: list[np.ndarray], backs: list[np.ndarray],
-                  info: dict) -> DeckProfile:
+                  info: dict, colours: list[np.ndarray] | None = None) -> DeckProfile:
     """Prototypes (unit embeddings) and the mean back histogram; the none-floor from leave-one-out similarities."""
     matrix = np.asarray(embeddings, np.float32)
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
@@ -164,7 +187,8 @@ def build_profile(name: str, codes: list[str], embeddings: list[np.ndarray], bac
     own = own[own > -1]
     floor = NONE_FLOOR_SHARE * float(np.percentile(own, 5)) if len(own) else 0.5
     back = np.mean(backs, axis=0).astype(np.float32) if backs else None
-    return DeckProfile(name, tuple(codes), matrix, back, dict(info, none_floor=round(floor, 4)))
+    ink = np.asarray(colours, np.float32) if colours is not None and len(colours) == len(codes) else None
+    return DeckProfile(name, tuple(codes), matrix, back, dict(info, none_floor=round(floor, 4)), ink)
 
 
 # ----------------------------------------------------------------------------- storage
@@ -203,6 +227,8 @@ class DeckStore:
             arrays = {"prototypes": profile.prototypes}
             if profile.back is not None:
                 arrays["back"] = profile.back
+            if profile.colours is not None:
+                arrays["colours"] = profile.colours
             np.savez_compressed(staging / "prototypes.npz", **arrays)
             (staging / "profile.json").write_text(json.dumps(
                 {"name": profile.name, "codes": list(profile.codes), "info": profile.info}, indent=1))
@@ -229,7 +255,8 @@ class DeckStore:
             with np.load(folder / "prototypes.npz") as arrays:
                 prototypes = arrays["prototypes"]
                 back = arrays["back"] if "back" in arrays else None
-            return DeckProfile(meta["name"], tuple(meta["codes"]), prototypes, back, meta.get("info", {}))
+                colours = arrays["colours"] if "colours" in arrays else None
+            return DeckProfile(meta["name"], tuple(meta["codes"]), prototypes, back, meta.get("info", {}), colours)
         except (OSError, KeyError, ValueError, json.JSONDecodeError) as error:
             raise ValueError(f"deck {name!r} in {folder} is damaged ({error})") from None
 
@@ -298,6 +325,7 @@ class _PhotoReading:
     probabilities: list[np.ndarray]        # per reading: T x 55, one row per tried turn
     embeddings: list[np.ndarray]           # per reading: T x D
     turns: list[tuple[int, ...]]
+    colours: list[np.ndarray]              # per reading: its ink colours
     backs: list[np.ndarray]                # histograms of sure face-down cards
 
 
@@ -308,6 +336,7 @@ def _read_photo(detector, frame: np.ndarray) -> _PhotoReading:
     index_boxes = raw.boxes[raw.classes == INDEX_CLASS]
     index_scores = raw.scores[raw.classes == INDEX_CLASS]
     embedded = detector.embed_boxes(frame, index_boxes)
+    colours = detector.ink_colours(frame, index_boxes)
     classes = detector.manifest.classifier.classes
     readings, probabilities, embeddings, turns = [], [], [], []
     for box, score, (wanted, probs, embeds) in zip(index_boxes, index_scores, embedded):
@@ -332,7 +361,7 @@ def _read_photo(detector, frame: np.ndarray) -> _PhotoReading:
         hist = back_histogram(frame, raw.boxes[best])
         if hist is not None:
             backs.append(hist)
-    return _PhotoReading(readings, probabilities, embeddings, turns, backs)
+    return _PhotoReading(readings, probabilities, embeddings, turns, colours=colours, backs=backs)
 
 
 def _facing_turn(reading_center: np.ndarray, toward: np.ndarray, turns: tuple[int, ...]) -> int:
@@ -526,7 +555,7 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
             problems.append(f"not sure of {len(unsure)} cards: " + ", ".join(
                 f"#{k} read {cards[k].code}?" for k in unsure[:12]) + (" …" if len(unsure) > 12 else "")
                 + " (name them with --set NUMBER=CODE, or add another photo)")
-    codes, embeddings = [], []
+    codes, embeddings, colours = [], [], []
     for k, card in enumerate(cards):
         if not (card.code and card.sure):
             continue
@@ -535,12 +564,13 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
         for reading_index, turn_row in zip(card.readings, rows[k]):
             codes.append(card.code)
             embeddings.append(photo.embeddings[reading_index][turn_row[column]])
+            colours.append(photo.colours[reading_index])
     backs = [hist for photo in read for hist in photo.backs]
     profile = None
     if codes:
         profile = build_profile(name, codes, embeddings, backs, {
             "created": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "photos": [label for label, _ in photos],
-            "source": "photos" + (" (parts)" if parts else ""), "cards": len({c for c in codes})})
+            "source": "photos" + (" (parts)" if parts else ""), "cards": len({c for c in codes})}, colours)
     seconds = time.perf_counter() - start
     if profile is not None:
         profile.info["learn_seconds"] = round(seconds, 2)
@@ -572,7 +602,7 @@ def learn_from_folder(detector, folder: str | os.PathLike, name: str) -> LearnRe
     DeckStore.check_name(name)
     start = time.perf_counter()
     images = card_images(folder)
-    codes, embeddings, backs, problems, cards = [], [], [], [], []
+    codes, embeddings, colours, backs, problems, cards = [], [], [], [], [], []
     ordered = sorted(images.items(), key=lambda item: DECK_CODES.index(item[0]) if item[0] in DECK_CODES else 99)
     for photo, (code, path) in enumerate(ordered):
         image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
@@ -604,15 +634,16 @@ def learn_from_folder(detector, folder: str | os.PathLike, name: str) -> LearnRe
             boxes = np.array([[left + x1 * w, top + y1 * h, left + x2 * w, top + y2 * h]
                               for x1, y1, x2, y2 in art_index_fractions()], np.float32)
         centre = np.array(table.shape[1::-1], np.float64) / 2
-        for box, (turns, _, embeds) in zip(boxes, detector.embed_boxes(table, boxes)):
+        for box, (turns, _, embeds), ink in zip(boxes, detector.embed_boxes(table, boxes), detector.ink_colours(table, boxes)):
             middle = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
             codes.append(code)
             embeddings.append(embeds[_facing_turn(middle, centre - middle, turns)])
+            colours.append(ink)
         cards.append(LearnedCard(photo, tuple(float(v) for v in boxes[0]), list(range(len(boxes))), code, True, 99.0))
     profile = None
     if codes:
         profile = build_profile(name, codes, embeddings, backs, {
             "created": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "photos": [str(folder)],
-            "source": "card images", "cards": len(set(codes))})
+            "source": "card images", "cards": len(set(codes))}, colours)
         profile.info["learn_seconds"] = round(time.perf_counter() - start, 2)
     return LearnResult(name, [path.name for _, path in ordered], cards, problems, profile, time.perf_counter() - start)

@@ -1,0 +1,63 @@
+"""Ink colours of an index: what tells apart two cards printed alike but for the colour (the jokers)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.vision.deckprofile import DeckStore, build_profile
+from companion.vision.ink import INK_HUE_BINS, ink_colours
+
+
+def _index(ink_bgr) -> np.ndarray:
+    """A 64 px crop of white paper with an 'index' stroke in the given colour."""
+    crop = np.full((64, 64, 3), 235, np.uint8)
+    crop[12:50, 20:30] = ink_bgr
+    crop[40:50, 20:44] = ink_bgr
+    return crop
+
+
+def test_red_ink_and_black_ink_fall_in_different_bins_and_paper_alone_is_no_ink():
+    red, black = ink_colours(_index((40, 40, 200))), ink_colours(_index((30, 30, 30)))
+    assert red.sum() == pytest.approx(1) and black.sum() == pytest.approx(1)
+    assert red[:INK_HUE_BINS].sum() > 0.9 and black[INK_HUE_BINS] > 0.9
+    assert np.minimum(red, black).sum() < 0.1
+    assert not ink_colours(np.full((64, 64, 3), 235, np.uint8)).any()
+
+
+def _jokers(with_colours: bool):
+    """A deck whose two jokers' prototypes have the same shape features and differ only in ink colour."""
+    rng = np.random.default_rng(3)
+    shape = rng.normal(size=32)
+    codes = ["BJ", "SJ", "AS"]
+    embeddings = [shape, shape + rng.normal(scale=0.01, size=32), rng.normal(size=32)]
+    colours = [ink_colours(_index((40, 40, 200))), ink_colours(_index((30, 30, 30))), ink_colours(_index((30, 30, 30)))]
+    return build_profile("jokers", codes, embeddings, [], {}, colours if with_colours else None), shape
+
+
+def test_a_learned_decks_ink_colours_tell_its_two_jokers_apart():
+    profile, shape = _jokers(with_colours=True)
+    reading = np.stack([shape + 0.005])
+    assert profile.read(reading, ink_colours(_index((40, 40, 200))))[0] == "BJ"
+    assert profile.read(reading, ink_colours(_index((30, 30, 30))))[0] == "SJ"
+    # a blank crop (no ink) says nothing either way: the shapes alone decide, as without colours
+    without, _ = _jokers(with_colours=False)
+    blank = ink_colours(np.full((64, 64, 3), 235, np.uint8))
+    assert profile.read(reading, blank)[0] == without.read(reading)[0]
+
+
+def test_ink_colours_are_saved_with_the_profile_and_a_profile_without_them_still_loads(tmp_path):
+    store = DeckStore(tmp_path)
+    profile, _ = _jokers(with_colours=True)
+    store.save(profile)
+    loaded = store.load("jokers")
+    assert loaded.colours is not None and np.allclose(loaded.colours, profile.colours)
+    old, _ = _jokers(with_colours=False)
+    old.name = "old"
+    store.save(old)
+    assert store.load("old").colours is None
+
+
+def test_colours_of_the_wrong_shape_are_refused():
+    profile, _ = _jokers(with_colours=True)
+    with pytest.raises(ValueError, match="ink colours"):
+        build_profile("bad", list(profile.codes), list(profile.prototypes), [], {}, [np.zeros((3, 5))] * 3)
