@@ -38,4 +38,6 @@ def table(table_id: str):
         abort(404)
     if found.id != table_id:
         return redirect(url_for("pages.table", table_id=found.id))
-    return render_template("table.html", table=found, join_url=join_url(found))
+    decks = current_app.extensions["camera"].decks
+    return render_template("table.html", table=found, join_url=join_url(found), deck=decks.resolve(found.deck)[1],
+                           deck_names=registry().deck_names(), default_deck=decks.default)

@@ -63,8 +63,18 @@ class DeckUse:
     name: str | None
     problem: str | None = None
 
+    def says(self) -> str:
+        """One sentence for the table's page."""
+        if self.problem:
+            return self.problem[:1].upper() + self.problem[1:] + "."
+        if self.name is None:
+            return "The camera reads with the general models" + (
+                " (no learned deck: the server has no default deck)." if self.chosen.server_default else " (no learned deck).")
+        return f"The camera reads with the deck “{self.name}”" + (
+            " (the server's default: this table names none)." if self.chosen.server_default else ".")
+
     def to_json(self) -> dict[str, Any]:
-        return {"chosen": self.chosen.to_json(), "reading_with": self.name, "problem": self.problem}
+        return {"chosen": self.chosen.to_json(), "reading_with": self.name, "problem": self.problem, "says": self.says()}
 
 
 class TableDecks:
