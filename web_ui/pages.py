@@ -15,9 +15,14 @@ def listed_tables() -> list:
     return registry().list()[:20] if current_app.config.get("LIST_TABLES") else []
 
 
+def deck_options() -> dict:
+    """What the start page offers as the new table's deck: the learned decks and the server's default."""
+    return {"deck_names": registry().deck_names(), "default_deck": current_app.extensions["camera"].decks.default}
+
+
 @bp.get("/")
 def home():
-    return render_template("home.html", games=registry().games, tables=listed_tables())
+    return render_template("home.html", games=registry().games, tables=listed_tables(), **deck_options())
 
 
 @bp.get("/join")
@@ -26,7 +31,8 @@ def join():
     try:
         table = registry().get(code)
     except TableNotFound as error:
-        return render_template("home.html", games=registry().games, tables=listed_tables(), error=str(error)), 404
+        return render_template("home.html", games=registry().games, tables=listed_tables(), error=str(error),
+                               **deck_options()), 404
     return redirect(url_for("pages.table", table_id=table.id))
 
 
