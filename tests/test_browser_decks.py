@@ -49,6 +49,11 @@ def test_a_table_is_started_with_a_deck_and_its_referee_changes_it_live(browser,
         assert "the camera reads with the deck club night" in watcher.locator("#log").inner_text()
         assert app.extensions["registry"].get(table_id).deck.name == "club night"
 
+        # the deck leaves the data folder: the phones say so on their next look at the camera
+        DeckStore(tmp_path).remove("club night")
+        watcher.locator("#deck-says", has_text="no longer in the data folder").wait_for(timeout=10_000)
+        assert "reading with the general models" in watcher.locator("#deck-says").inner_text()
+
         referee.click("#deck-teach")
         referee.wait_for_url(f"**/decks/teach?table={table_id}")
         assert referee.locator("#teach-deck").get_attribute("data-table") == table_id

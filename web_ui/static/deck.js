@@ -6,16 +6,22 @@ window.Deck = (() => {
   const $ = (id) => document.getElementById(id);
   let shown = null;   // the session.deck the sentence was fetched for
 
+  /** The camera status's word on the deck (camera.js polls it every few seconds). */
+  function show(deck) {
+    const says = $("deck-says");
+    if (says && deck.says && says.textContent !== deck.says) says.textContent = deck.says;
+  }
+
   function init(ctx) {
     const panel = $("deck-panel");
     if (!panel) return { update() {} };
-    const form = $("deck-form"), choice = $("deck-choice"), says = $("deck-says");
+    const form = $("deck-form"), choice = $("deck-choice");
 
     async function refreshSays() {
       const response = await fetch(panel.dataset.camera, { cache: "no-store" }).catch(() => null);
       if (!response || !response.ok) return;
       const data = await response.json();
-      if (data.deck && data.deck.says) says.textContent = data.deck.says;
+      if (data.deck) show(data.deck);
     }
 
     function select(deck) {
@@ -29,7 +35,7 @@ window.Deck = (() => {
       event.preventDefault();
       try {
         const data = await ctx.call("/deck", JSON.parse(choice.value));
-        if (data.deck && data.deck.says) says.textContent = data.deck.says;
+        if (data.deck) show(data.deck);
         ctx.say("The camera's deck is chosen.");
       } catch (error) {
         ctx.say(error.message, "error");
@@ -48,5 +54,5 @@ window.Deck = (() => {
       },
     };
   }
-  return { init };
+  return { init, show };
 })();
