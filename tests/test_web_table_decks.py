@@ -242,3 +242,37 @@ def test_the_teach_page_offers_the_new_deck_to_the_table_it_came_from(data):
     assert f'data-deck-url="/api/tables/{table["id"]}/deck"' in page
     assert "Use this deck for table" not in client.get("/decks/teach").get_data(as_text=True)
     assert client.get("/decks/teach?table=ZZZZZZ").status_code == 404
+
+
+def test_the_session_keeps_the_choice_without_the_web_layer(data):
+    from companion.session import UnknownDeck
+    from helpers.grid_engine import SETUP, grid_registry
+
+    registry = grid_registry(data)
+    table, _ = registry.create("grid", SETUP, deck=DeckChoice("kitchen", server_default=False))
+    with pytest.raises(UnknownDeck, match="no deck named 'garage'"):
+        registry.choose_deck(table, DeckChoice("garage", server_default=False))
+    with pytest.raises(UnknownDeck):
+        registry.create("grid", SETUP, deck=DeckChoice("garage", server_default=False))
+    assert table.seq == 0 and table.deck.name == "kitchen" and len(registry.list()) == 1
+    registry.choose_deck(table, DeckChoice(None, server_default=False), key="k1")
+    registry.close()
+    again = grid_registry(data).get(table.id)
+    assert again.deck == DeckChoice(None, server_default=False) and again.seq == 1
+    assert again.choose_deck(DeckChoice(None, server_default=False), key="k1").replayed
+
+
+def test_a_detector_that_reads_no_learned_deck_says_so_and_reads_as_it_can(data):
+    from companion.session.camera import CameraFeed
+    from helpers.grid_engine import SETUP, grid_registry
+
+    table, _ = grid_registry(data).create("grid", SETUP, deck=DeckChoice("kitchen", server_default=False))
+
+    def cards_only(frame):   # e.g. the demo's recorded card list: no with_deck
+        return Detections(np.zeros((0, 4), np.float32), np.zeros(0, np.float32), ())
+
+    feed = CameraFeed(table, [], detector_loader=lambda: cards_only, pipeline_factory=PlaceWhatIsRead,
+                      decks=TableDecks(data))
+    feed.load_detector()
+    assert feed._reading_detector() is cards_only
+    assert feed.status()["deck"]["problem"] == "this camera's detector reads no learned deck: reading with the general models"
