@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from helpers.browser import PHONE
-from helpers.web import running_server
-from test_web_table_decks import deck
-
 from companion.vision.deckprofile import DeckStore
+from helpers.browser import PHONE
+from helpers.decks import deck_reading as deck
+from helpers.web import running_server
 
 pytestmark = pytest.mark.browser
 

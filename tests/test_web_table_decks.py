@@ -10,20 +10,14 @@ import pytest
 
 from companion.session.camera import TableDecks
 from companion.session.table import DeckChoice
-from companion.vision.deckprofile import DeckStore, build_profile
+from companion.vision.deckprofile import DeckStore
 from companion.vision.detections import Detections
+from helpers.decks import INDEX
+from helpers.decks import deck_reading as deck
 from helpers.grid_engine import place
 from helpers.web import jpeg, make_app
 
-# The one index every frame shows, as the classifier's features would describe it.
-INDEX = np.eye(8, dtype=np.float32)[0]
 GENERAL_READING = "AS"   # what the stand-in detector reads without a learned deck
-
-
-def deck(name: str, code: str):
-    """A learned deck in which INDEX is the card ``code`` (two prototypes, as two photos would give)."""
-    jitter = np.eye(8, dtype=np.float32)[1] * 0.05
-    return build_profile(name, [code, code], [INDEX + jitter, INDEX - jitter], [], {"cards": 1})
 
 
 class StandInDetector:
