@@ -98,4 +98,7 @@ def test_every_page_passes_axe_has_finger_sized_targets_and_fits_the_phone(brows
     page.locator(".kcell.empty").first.click()
     page.wait_for_selector("#picker-dialog[open]")
     check("card picker")
+    page.goto(f"/decks/teach?table={made['kingdoms']['id']}")
+    page.evaluate("document.getElementById('use-deck').hidden = false")   # what a saved deck shows
+    check("teach your deck, from a table")
     assert problems == {}, json.dumps(problems, indent=1)

@@ -209,10 +209,9 @@ def test_table_run_and_serve_take_a_learned_deck_and_refuse_an_unknown_one(learn
     assert main(["table", "run", "--game", "chosen", "--source", str(tmp_path), "--detector", "truth",
                  "--deck", "drawn", "--data", str(learned)]) == 2
     assert "does not go with --detector truth" in capsys.readouterr().err
-    loader = serve.deck_detector_loader("drawn", learned, loader=lambda: detector.with_deck(None))
-    assert loader().deck.name == "drawn"
-    with pytest.raises(ValueError, match="no deck named 'nosuch'"):
-        serve.deck_detector_loader("nosuch", learned)
+    assert serve.check_default_deck("drawn", learned) == "drawn"     # the tables that name no deck read with it
+    assert main(["serve", "--deck", "nosuch", "--data", str(learned), "--port", "1"]) == 2
+    assert "--deck: no deck named 'nosuch'" in capsys.readouterr().err
 
 
 def test_a_learned_back_keeps_boxes_of_its_colours_and_drops_others():

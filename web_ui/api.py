@@ -13,7 +13,8 @@ from flask import Blueprint, Response, current_app, jsonify, request, stream_wit
 from werkzeug.exceptions import HTTPException
 
 from companion.games import GameError, IllegalEvent
-from companion.session import Conflict, KeyReused, SessionError, Table, TableNotFound, TableRegistry
+from companion.session import (Conflict, DeckChoice, KeyReused, SessionError, Table, TableNotFound, TableRegistry,
+                               UnknownDeck)
 from companion.session.table import check_plain_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -36,6 +37,7 @@ def register_error_handlers(app) -> None:
     app.register_error_handler(TableNotFound, lambda e: _json_error(404, str(e)))
     app.register_error_handler(Conflict, lambda e: _json_error(409, str(e)))
     app.register_error_handler(KeyReused, lambda e: _json_error(422, str(e)))
+    app.register_error_handler(UnknownDeck, lambda e: _json_error(422, str(e)))
     app.register_error_handler(IllegalEvent, lambda e: _json_error(422, str(e)))
     for bad_input in (GameError, SessionError, ValueError):
         app.register_error_handler(bad_input, lambda e: _json_error(400, str(e)))
@@ -209,8 +211,10 @@ def referee_url(table: Table, token: str) -> str:
 @bp.post("/tables")
 def create_table():
     body = json_body()
-    setup = {key: value for key, value in body.items() if key != "game"}
-    table, pin, token = registry().create_with_token(body.get("game"), setup)
+    # "deck" (optional) names the learned deck its camera reads with; null: none (the general models).
+    setup = {key: value for key, value in body.items() if key not in ("game", "deck")}
+    deck = DeckChoice.parse(body) if "deck" in body else None
+    table, pin, token = registry().create_with_token(body.get("game"), setup, deck=deck)
     current_app.extensions["camera"].adopt(table)
     payload = {
         "id": table.id,
@@ -256,11 +260,11 @@ def check_pin(table_id: str):
     return jsonify(ok=True, id=table.id)
 
 
-def _changed(table: Table, entry):
-    """The change and the table as it is now; a retried request (same Idempotency-Key) gets the change it
-    made the first time, marked ``Idempotent-Replayed: true``."""
+def _changed(table: Table, entry, **more):
+    """The change and the table as it is now (and ``more``); a retried request (same Idempotency-Key) gets
+    the change it made the first time, marked ``Idempotent-Replayed: true``."""
     state = table.snapshot()
-    response = jsonify(entry=entry.to_json(), state=state, revision=state["session"]["seq"])
+    response = jsonify(entry=entry.to_json(), state=state, revision=state["session"]["seq"], **more)
     if entry.replayed:
         response.headers["Idempotent-Replayed"] = "true"
     return response
@@ -299,6 +303,18 @@ def redo(table_id: str):
     options = change_options()
     _optional_body()  # a body, if any, must still be a small JSON object
     return _changed(table, table.redo(**options))
+
+
+@bp.post("/tables/<table_id>/deck")
+def choose_deck(table_id: str):
+    """The referee names the deck the table's camera reads with: ``{"deck": "NAME"}``, ``{"deck": null}``
+    (none: the general models) or ``{"server_default": true}``. Journaled as a ``deck`` change; an unknown
+    deck is 422 and changes nothing."""
+    table = referee_table(table_id)
+    options = change_options()
+    entry = registry().choose_deck(table, DeckChoice.parse(json_body()), **options)
+    # what the camera reads with now (the deck may be named yet unreadable, e.g. damaged since)
+    return _changed(table, entry, deck=current_app.extensions["camera"].decks.resolve(table.deck)[1].to_json())
 
 
 @bp.get("/tables/<table_id>/qr.svg")

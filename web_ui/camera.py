@@ -20,7 +20,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.session import Table
 from companion.session import questions as asked
-from companion.session.camera import CameraFeed, default_pipeline, load_detector
+from companion.session.camera import CameraFeed, TableDecks, default_pipeline, load_detector
 from companion.session.questions import QuestionAnswered, QuestionBook, QuestionError, QuestionNotFound
 from companion.table.live import open_live
 from companion.table.sources import PushSource, SourceError
@@ -93,6 +93,8 @@ class CameraHub:
         self.open_camera = config.get("CAMERA_OPENER") or open_live
         loader = config.get("CAMERA_DETECTOR_LOADER") or (load_detector if config.get("CAMERA_DETECTION", True) else _detection_off)
         self.detector_loader = _shared(loader)
+        # Each table's deck from the data folder; DEFAULT_DECK (companion serve --deck) for tables naming none.
+        self.decks = TableDecks(config.get("DATA_DIR") or ".", config.get("DEFAULT_DECK"))
         self.pipeline_factory = config.get("CAMERA_PIPELINE_FACTORY") or default_pipeline
         self._frames: dict[str, Frame] = {}
         self._changed = threading.Condition()
@@ -110,7 +112,8 @@ class CameraHub:
     def _start_feed(self, table: Table, source, description: str) -> CameraFeed:
         feed = CameraFeed(table, source, on_frame=lambda image: self.publish(table.id, image),
                           detector_loader=self.detector_loader, pipeline_factory=self.pipeline_factory,
-                          description=description, questions=self.books.setdefault(table.id, QuestionBook()))
+                          description=description, questions=self.books.setdefault(table.id, QuestionBook()),
+                          decks=self.decks)
         self.feeds[table.id] = feed
         return feed.start()
 
@@ -198,7 +201,10 @@ class CameraHub:
         frame = self.latest(table.id)
         listing = self.book(table).listing()
         view = table.snapshot() if listing else {}
-        return {"server_camera": self.server_source, "feed": feed.status() if feed else None,
+        deck = self.decks.resolve(table.deck)[1]
+        if feed is not None and feed.deck_use is not None and feed.deck_use.chosen == table.deck and deck.problem is None:
+            deck = feed.deck_use   # the feed found more (its detector reads no learned deck)
+        return {"server_camera": self.server_source, "feed": feed.status() if feed else None, "deck": deck.to_json(),
                 "questions": [q.to_json(asked.where(table.game, q.zone, view)) for q in listing],
                 "latest_frame": None if frame is None else {"seq": frame.seq, "at": frame.at, "width": frame.width, "height": frame.height}}
 

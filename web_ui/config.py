@@ -34,6 +34,9 @@ class Config:
     # Hooks for tests and experiments: a zero-argument detector loader and a pipeline factory.
     CAMERA_DETECTOR_LOADER = None
     CAMERA_PIPELINE_FACTORY = None
+    # The learned deck (DATA_DIR/decks/NAME) the cameras of tables that name none read with
+    # (``companion serve --deck NAME``); None: the general models.
+    DEFAULT_DECK: str | None = None
     # Wrong PINs a table takes before it locks PINs out (429) for PIN_LOCKOUT_SECONDS, doubled after each
     # further wrong one up to PIN_LOCKOUT_MAX_SECONDS; the referee token still works meanwhile. With 5
     # free tries and doubling, trying the million 6-digit PINs would take far longer than any evening.

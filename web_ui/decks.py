@@ -1,6 +1,7 @@
 """The phone's "teach your deck" flow: photograph or upload the whole deck, check every card it labelled, correct, save.
 
-    GET  /decks/teach                   the page (web_ui/templates/teach_deck.html, static/teach_deck.js)
+    GET  /decks/teach[?table=ID]        the page (web_ui/templates/teach_deck.html, static/teach_deck.js); from a
+                                        table's page it offers "use this deck for table ID" once saved
     GET  /api/decks                     the learned decks
     POST /api/decks/drafts              multipart: name, photos (files), parts ("1"): read the photos, label every card
     POST /api/decks/drafts/<id>/save    JSON {"corrections": {"NUMBER": "CODE"}}: learn with the player's corrections, save
@@ -61,7 +62,15 @@ def _result_json(result, photos) -> dict:
 
 @bp.get("/decks/teach")
 def teach():
-    return render_template("teach_deck.html", decks=_store().names())
+    from companion.session import TableNotFound
+
+    table = None
+    if request.args.get("table"):
+        try:
+            table = current_app.extensions["registry"].get(request.args["table"])
+        except TableNotFound as error:
+            return render_template("teach_deck.html", decks=_store().names(), table=None, error=str(error)), 404
+    return render_template("teach_deck.html", decks=_store().names(), table=table)
 
 
 @bp.get("/api/decks")

@@ -15,9 +15,14 @@ def listed_tables() -> list:
     return registry().list()[:20] if current_app.config.get("LIST_TABLES") else []
 
 
+def deck_options() -> dict:
+    """What the start page offers as the new table's deck: the learned decks and the server's default."""
+    return {"deck_names": registry().deck_names(), "default_deck": current_app.extensions["camera"].decks.default}
+
+
 @bp.get("/")
 def home():
-    return render_template("home.html", games=registry().games, tables=listed_tables())
+    return render_template("home.html", games=registry().games, tables=listed_tables(), **deck_options())
 
 
 @bp.get("/join")
@@ -26,7 +31,8 @@ def join():
     try:
         table = registry().get(code)
     except TableNotFound as error:
-        return render_template("home.html", games=registry().games, tables=listed_tables(), error=str(error)), 404
+        return render_template("home.html", games=registry().games, tables=listed_tables(), error=str(error),
+                               **deck_options()), 404
     return redirect(url_for("pages.table", table_id=table.id))
 
 
@@ -38,4 +44,6 @@ def table(table_id: str):
         abort(404)
     if found.id != table_id:
         return redirect(url_for("pages.table", table_id=found.id))
-    return render_template("table.html", table=found, join_url=join_url(found))
+    decks = current_app.extensions["camera"].decks
+    return render_template("table.html", table=found, join_url=join_url(found), deck=decks.resolve(found.deck)[1],
+                           deck_names=registry().deck_names(), default_deck=decks.default)

@@ -33,7 +33,9 @@ def register(subparsers) -> None:
                         help="demo only: the neural detector (auto: when its weights are installed) or the "
                              "recording's own card list")
     parser.add_argument("--deck", metavar="NAME",
-                        help="the cameras read with this deck, learned by `companion deck learn` into --data")
+                        help="the default deck: the cameras of tables that name no deck read with this one, learned "
+                             "into --data (companion deck learn, or the phone's Teach your deck page). A table names "
+                             "its own deck when it is made or later on its page (the referee's Deck panel)")
     parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                         help="another host name phones use to reach this server (e.g. mypc.local); "
                              "localhost, 127.0.0.1 and the LAN address are always allowed")
@@ -136,19 +138,15 @@ def start_demo_table(app, game: str):
     return table, pin
 
 
-def deck_detector_loader(name: str, data: pathlib.Path, loader=None):
-    """A detector loader reading with the learned deck ``name`` (checked now: a wrong name fails before serving)."""
-    from companion.session.camera import load_detector
+def check_default_deck(name: str, data: pathlib.Path) -> str:
+    """``--deck NAME`` checked now (a wrong name fails before serving): the tables that name no deck read with it."""
     from companion.vision.deckprofile import load_deck
 
-    deck = load_deck(name, data)
-    base = loader or load_detector
-
-    def load():
-        detector = base()
-        return detector.with_deck(deck, closer=False) if hasattr(detector, "with_deck") else detector
-
-    return load
+    try:
+        load_deck(name, data)
+    except ValueError as error:
+        raise CommandError(f"--deck: {error}") from None
+    return name
 
 
 def serve(args) -> int:
@@ -165,7 +163,7 @@ def serve(args) -> int:
             raise CommandError("--demo plays a recording as the camera: leave out --camera")
         config.update(demo_config(args.demo, args.demo_detector))
     if args.deck:
-        config["CAMERA_DETECTOR_LOADER"] = deck_detector_loader(args.deck, data, config.get("CAMERA_DETECTOR_LOADER"))
+        config["DEFAULT_DECK"] = check_default_deck(args.deck, data)
     app = create_app(config)
     print(f"Card Companion: {len(app.extensions['registry'].list())} table(s) in {data.resolve()}")
     if args.demo:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from companion.session.registry import ID_PATTERN, TableRegistry, normalize_table_id
 from companion.session.store import EventStore, JournalEntry, TableRecord
-from companion.session.table import (Conflict, KeyReused, SessionError, Table, TableNotFound, check_event_shape,
-                                     event_target)
+from companion.session.table import (Conflict, DeckChoice, KeyReused, SessionError, Table, TableNotFound, UnknownDeck,
+                                     check_event_shape, event_target)
 
 __all__ = [
-    "Conflict", "KeyReused", "EventStore", "ID_PATTERN", "JournalEntry", "SessionError", "Table", "TableNotFound", "TableRecord",
-    "TableRegistry", "check_event_shape", "event_target", "normalize_table_id",
+    "Conflict", "DeckChoice", "KeyReused", "EventStore", "ID_PATTERN", "JournalEntry", "SessionError", "Table", "TableNotFound", "TableRecord",
+    "TableRegistry", "UnknownDeck", "check_event_shape", "event_target", "normalize_table_id",
 ]

@@ -11,7 +11,9 @@ referee's tap, undo or redo is what the camera reasons from next.
 from __future__ import annotations
 
 import collections
+import os
 import threading
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -19,7 +21,7 @@ import numpy as np
 from companion.games import GameError, replay
 from companion.session import questions as asked
 from companion.session.questions import QuestionBook
-from companion.session.table import SessionError, Table
+from companion.session.table import DeckChoice, SessionError, Table
 
 # Detections are boxed in one neutral colour (BGR sky blue): on the phone green, amber and red mean a
 # card's state (settled, settling, asked about), so the raw boxes must not look like any of them.
@@ -52,6 +54,67 @@ def load_detector():
         return _shared_detector
 
 
+@dataclass(frozen=True)
+class DeckUse:
+    """What a table's camera reads with now: the table's choice, the deck read with (None: the general
+    models) and, when that is not what the table named, why (a deck removed from the data folder)."""
+
+    chosen: DeckChoice
+    name: str | None
+    problem: str | None = None
+
+    def says(self) -> str:
+        """One sentence for the table's page."""
+        if self.problem:
+            return self.problem[:1].upper() + self.problem[1:] + "."
+        if self.name is None:
+            return "The camera reads with the general models" + (
+                " (no learned deck: the server has no default deck)." if self.chosen.server_default else " (no learned deck).")
+        return f"The camera reads with the deck “{self.name}”" + (
+            " (the server's default: this table names none)." if self.chosen.server_default else ".")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"chosen": self.chosen.to_json(), "reading_with": self.name, "problem": self.problem, "says": self.says()}
+
+
+class TableDecks:
+    """Each table's deck, found in the data folder (``<data>/decks``, companion.vision.deckprofile): the
+    server's ``default`` for a table that names none (``companion serve --deck``). A deck that is gone
+    or damaged is read without (the general models), and :class:`DeckUse` says so. A profile is loaded
+    once and again only when its files are replaced (a stat per look, so a removed deck is noticed on
+    the next frame). Thread-safe: every feed of a server shares one."""
+
+    def __init__(self, data_dir: str | os.PathLike, default: str | None = None) -> None:
+        from companion.vision.deckprofile import DeckStore
+
+        self.store = DeckStore(data_dir)
+        self.default = default
+        self._lock = threading.Lock()
+        self._loaded: dict[str, tuple[tuple[int, int], Any]] = {}
+
+    def resolve(self, choice: DeckChoice) -> tuple[Any, DeckUse]:
+        """The profile to read with (None: the general models) and what to tell the table about it."""
+        name = self.default if choice.server_default else choice.name
+        if name is None:
+            return None, DeckUse(choice, None)
+        whose = "the server's deck" if choice.server_default else "the deck"
+        try:
+            stat = os.stat(self.store.path(name) / "profile.json")
+        except (OSError, ValueError):
+            return None, DeckUse(choice, None, f"{whose} {name!r} is no longer in the data folder: reading with the "
+                                               "general models (choose another deck, or teach it again)")
+        version = (stat.st_mtime_ns, stat.st_ino)
+        with self._lock:
+            kept = self._loaded.get(name)
+            if kept is None or kept[0] != version:
+                try:
+                    kept = (version, self.store.load(name))
+                except ValueError as error:
+                    return None, DeckUse(choice, None, f"{error}: reading with the general models")
+                self._loaded[name] = kept
+        return kept[1], DeckUse(choice, name)
+
+
 def default_pipeline(table: Table, detector: Callable[[np.ndarray], Any]):
     from companion.table.pipeline import build_pipeline
 
@@ -64,7 +127,7 @@ class CameraFeed:
     def __init__(self, table: Table, source, on_frame: FrameCallback | None = None,
                  detector_loader: Callable[[], Any] = load_detector,
                  pipeline_factory: PipelineFactory = default_pipeline, description: str = "",
-                 questions: QuestionBook | None = None) -> None:
+                 questions: QuestionBook | None = None, decks: TableDecks | None = None) -> None:
         self.table = table
         self.source = source
         self.on_frame = on_frame
@@ -82,6 +145,13 @@ class CameraFeed:
         self.tracks: list[dict] = []
         self._pipeline = None
         self._detector = None
+        # The table's deck (None: the shared detector as loaded): the profile read with, the shared
+        # detector's cheap view with it (Detector.with_deck: the same loaded networks), what to say.
+        self.decks = decks
+        self.deck_use: DeckUse | None = None
+        self._deck_profile: Any = None
+        self._reader: Any = None
+        self._deck_failed: str | None = None
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"camera-{table.id}", daemon=True)
 
@@ -110,7 +180,7 @@ class CameraFeed:
         return {"source": self.description, "running": self.running, "reading": self.reading, "frames": self.frames,
                 "camera_events": self.submitted, "overruled_by_referee": self.overruled,
                 "error": self.error, "questions": self.question_list(), "cards": list(self.cards),
-                "tracks": list(self.tracks)}
+                "tracks": list(self.tracks), "deck": None if self.deck_use is None else self.deck_use.to_json()}
 
     def question_list(self) -> list[dict]:
         """Every kept question, newest last, each with the place on the board it is about."""
@@ -151,10 +221,11 @@ class CameraFeed:
         events into the session, the annotated frame out."""
         self.last_detections = None
         if self._detector is not None:
+            reader = self._reading_detector()
             if self._pipeline is None:
                 # The detector itself, not a wrapper: the pipeline reads a neural detector incrementally
                 # and tells it the mat's scale, as `table run` does (a wrapper hid both from it).
-                self._pipeline = self.pipeline_factory(self.table, self._detector)
+                self._pipeline = self.pipeline_factory(self.table, reader)
             self._follow_session()
             result = self._pipeline.process(timestamp, frame, held=True) if held else self._pipeline.process(timestamp, frame)
             self.last_detections = getattr(self._pipeline, "last_detections", None)
@@ -170,6 +241,31 @@ class CameraFeed:
             result = None
         if self.on_frame is not None:
             self.on_frame(self._annotate(frame, result))
+
+    def _reading_detector(self) -> Any:
+        """The shared detector reading with the table's deck as it is now. When the deck changes (the referee
+        chose another, or it left the data folder) the pipeline starts again with the new view: it
+        follows the session, so the cards already on the table are not read as new ones."""
+        if self.decks is None:
+            return self._detector
+        profile, use = self.decks.resolve(self.table.deck)
+        if self._reader is None or profile is not self._deck_profile:
+            reader, self._deck_failed = self._detector, None
+            if profile is not None:
+                with_deck = getattr(self._detector, "with_deck", None)
+                try:
+                    if with_deck is None:
+                        raise ValueError("this camera's detector reads no learned deck")
+                    # closer=False: the pipeline knows the index size from the mat; a 2x closer look on
+                    # every frame cost it about four times the work (Detector.with_deck).
+                    reader = with_deck(profile, closer=False)
+                except ValueError as error:
+                    self._deck_failed = f"{error}: reading with the general models"
+            if self._reader is not None:
+                self._pipeline = None
+            self._deck_profile, self._reader = profile, reader
+        self.deck_use = use if self._deck_failed is None else DeckUse(use.chosen, None, self._deck_failed)
+        return self._reader
 
     def _submit(self, event: dict) -> None:
         try:

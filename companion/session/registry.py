@@ -11,7 +11,8 @@ from typing import Any, Callable, Mapping
 
 from companion.games import GAMES, GameError, InvalidSetup, get_engine
 from companion.session.store import EventStore, TableRecord
-from companion.session.table import MALFORMED_ERRORS, SessionError, Table, TableNotFound, check_plain_json, hash_pin
+from companion.session.table import (MALFORMED_ERRORS, DeckChoice, SessionError, Table, TableNotFound, UnknownDeck,
+                                     check_plain_json, hash_pin)
 
 # Short enough to read aloud and type, no look-alikes (0/O, 1/I/L): it is also the join code.
 ID_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -62,6 +63,7 @@ class TableRegistry:
                  engines: Callable[[str], Any] = get_engine, games: tuple[str, ...] = GAMES) -> None:
         # ``engines`` and ``games`` are the game catalogue; tests may bring their own.
         self.store = EventStore(data_dir)
+        self.data_dir = pathlib.Path(data_dir)   # also holds the learned decks (decks/NAME, companion.vision.deckprofile)
         self.clock = clock
         self.engines = engines
         self.games = games
@@ -89,16 +91,19 @@ class TableRegistry:
         self.store.close()
 
     def create(self, game: Any, setup: Mapping[str, Any], meta: Mapping[str, Any] | None = None,
-               pin: str | None = None) -> tuple[Table, str]:
+               pin: str | None = None, deck: DeckChoice | None = None) -> tuple[Table, str]:
         """A new table and its referee PIN (shown once; only its salted hash is stored)."""
-        table, pin, _token = self.create_with_token(game, setup, meta, pin)
+        table, pin, _token = self.create_with_token(game, setup, meta, pin, deck)
         return table, pin
 
     def create_with_token(self, game: Any, setup: Mapping[str, Any], meta: Mapping[str, Any] | None = None,
-                          pin: str | None = None) -> tuple[Table, str, str]:
+                          pin: str | None = None, deck: DeckChoice | None = None) -> tuple[Table, str, str]:
         """A new table, its referee PIN and its referee token (both shown once; only salted hashes are stored).
         ``meta`` adds what only the screens and commands use (e.g. ``{"demo": "kingdoms"}``), never what the
-        rules use; ``pin`` chooses the PIN (the demo keeps its table's) instead of drawing one."""
+        rules use; ``pin`` chooses the PIN (the demo keeps its table's) instead of drawing one; ``deck`` the
+        deck its camera reads with (None: the server's default), which must be in the data folder."""
+        if deck is not None:
+            self.check_deck(deck)
         if not isinstance(game, str) or game not in self.games:
             raise InvalidSetup(f"unknown game {game!r}: choose one of {', '.join(self.games)}")
         if not isinstance(setup, Mapping):
@@ -115,6 +120,8 @@ class TableRegistry:
             raise SessionError(f"the setup must be plain JSON: {error}") from None
         setup, presentation = split_presentation(setup)
         meta = {**presentation, **dict(meta or {})}
+        if deck is not None and not deck.server_default:
+            meta["deck"] = deck.stored()
         engine = self.engines(game)
         try:
             engine.new_game(setup)  # the engine judges the setup before anything is stored
@@ -134,6 +141,30 @@ class TableRegistry:
             table.listeners = self.listeners
             self._tables[table_id] = table
         return table, pin, token
+
+    def deck_names(self) -> list[str]:
+        """The decks learned into this data folder."""
+        from companion.vision.deckprofile import DeckStore
+
+        return DeckStore(self.data_dir).names()
+
+    def check_deck(self, choice: DeckChoice) -> None:
+        """Raises UnknownDeck unless the deck ``choice`` names is in the data folder (no deck always is)."""
+        if choice.server_default or choice.name is None:
+            return
+        from companion.vision.deckprofile import DeckStore
+
+        store = DeckStore(self.data_dir)
+        if not store.exists(choice.name):
+            known = store.names()
+            raise UnknownDeck(f"no deck named {choice.name!r} on this server"
+                              + (f" (known: {', '.join(known)})" if known else " (none learned yet)")
+                              + ": teach it first (the Teach your deck page, or companion deck learn)")
+
+    def choose_deck(self, table: Table, choice: DeckChoice, **options: Any):
+        """The table reads with ``choice`` from now on (see :meth:`Table.choose_deck`); UnknownDeck and nothing
+        changed when it names a deck that is not in the data folder."""
+        return table.choose_deck(choice, check=self.check_deck, **options)
 
     def get(self, table_id: Any) -> Table:
         key = normalize_table_id(table_id)

@@ -53,7 +53,8 @@ class TableRecord:
 
 @dataclass(frozen=True)
 class JournalEntry:
-    """One change to a table: ``kind`` is ``event`` (an engine event), ``undo`` or ``redo``."""
+    """One change to a table: ``kind`` is ``event`` (an engine event), ``undo``, ``redo`` or ``deck`` (the
+    deck the camera reads with from then on: ``event`` is ``{"deck": NAME or null}`` or ``{"server_default": true}``)."""
 
     seq: int
     kind: str

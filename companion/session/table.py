@@ -65,6 +65,53 @@ class KeyReused(SessionError):
     """An idempotency key already made a different change (HTTP 422)."""
 
 
+class UnknownDeck(SessionError):
+    """A table named a deck that is not in the data folder (HTTP 422)."""
+
+
+@dataclass(frozen=True)
+class DeckChoice:
+    """Which learned deck a table's camera reads with. ``server_default``: whatever deck the server was
+    started with (``companion serve --deck``; none: the general models), for a table that names none.
+    Otherwise ``name``: a deck learned into the data folder, or None for no deck (the general models).
+    Only the camera uses it, never the rules: it lives in the table's meta and its journal, not its setup."""
+
+    name: str | None = None
+    server_default: bool = True
+
+    @classmethod
+    def parse(cls, body: Mapping[str, Any]) -> "DeckChoice":
+        """From a request: ``{"deck": "NAME"}``, ``{"deck": null}`` (no deck) or ``{"server_default": true}``."""
+        if body.get("server_default") is True and "deck" not in body:
+            return cls()
+        if "deck" not in body:
+            raise SessionError('name the deck: {"deck": "NAME"}, {"deck": null} for none (the general models), '
+                               'or {"server_default": true}')
+        name = body["deck"]
+        if name is None:
+            return cls(None, server_default=False)
+        from companion.vision.deckprofile import DeckStore   # the deck name's rules live with the decks
+
+        try:
+            return cls(DeckStore.check_name(name), server_default=False)
+        except ValueError as error:
+            raise SessionError(str(error)) from None
+
+    @classmethod
+    def from_stored(cls, stored: Mapping[str, Any] | None) -> "DeckChoice":
+        """From a table's meta or a ``deck`` journal entry (written by :meth:`stored`)."""
+        if not stored or stored.get("server_default") or "deck" not in stored:
+            return cls()
+        name = stored["deck"]
+        return cls(name if isinstance(name, str) else None, server_default=False)
+
+    def stored(self) -> dict[str, Any]:
+        return {"server_default": True} if self.server_default else {"deck": self.name}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "server_default": self.server_default}
+
+
 def hash_pin(pin: str, salt: str) -> str:
     return hashlib.sha256(f"{salt}:{pin}".encode()).hexdigest()
 
@@ -167,6 +214,7 @@ class Table:
         # its live streams from here.
         self.listeners: list[ChangeListener] = []
         self.closed = False
+        self._deck = DeckChoice.from_stored(self.record.meta.get("deck"))
 
     # -- identity and access --------------------------------------------------------------
     @property
@@ -289,6 +337,30 @@ class Table:
             self._published(entry)
             return entry
 
+    @property
+    def deck(self) -> DeckChoice:
+        """The deck the table's camera reads with, as the table named it (see :class:`DeckChoice`)."""
+        return self._deck
+
+    def choose_deck(self, choice: DeckChoice, source: str = "referee", expected: int | None = None,
+                    key: str | None = None, check: Callable[[DeckChoice], None] | None = None) -> JournalEntry:
+        """Names the deck the camera reads with from now on: journaled as a ``deck`` change (so it has a
+        revision, survives a restart and a retry with the same ``key`` applies once). ``check`` raises
+        (UnknownDeck) when the deck is not there: the table is then unchanged."""
+        if source not in SOURCES:
+            raise SessionError(f"unknown source {source!r}: one of {', '.join(SOURCES)}")
+        stored = choice.stored()
+        with self._changed:
+            if (done := self._replayed(key, "deck", stored)) is not None:
+                return done
+            self._check_expected(expected)
+            if check is not None:
+                check(choice)
+            entry = self._record("deck", stored, source, key)
+            self._deck = choice
+            self._published(entry)
+            return entry
+
     def _replayed(self, key: str | None, kind: str, event: dict | None) -> JournalEntry | None:
         """The change an earlier request with this idempotency key made (marked ``replayed``), if any."""
         if key is None:
@@ -353,6 +425,8 @@ class Table:
                     self.state = self.engine.apply(self.state, self._redo[-1].event)
                     redone = self._redo.pop()
                     self._active.append(_Active(redone.event, redone.source, entry.seq))
+                elif entry.kind == "deck":
+                    self._deck = DeckChoice.from_stored(entry.event)
             except (IllegalEvent, IndexError, *MALFORMED_ERRORS) as error:
                 # The rules changed under a stored game: keep the entry, say so, go on.
                 self.warnings.append(f"change {entry.seq} ({entry.kind}) no longer applies: {error}")
@@ -381,6 +455,7 @@ class Table:
             "redo_event": self._redo[-1].event if self._redo else None,
             "events": len(self._active),
             "warnings": list(self.warnings),
+            "deck": self._deck.to_json(),
         }
 
     def _snapshot_unlocked(self) -> dict[str, Any]:

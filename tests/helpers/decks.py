@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from companion.synthetic.deck import card_mask, render_card
+from companion.vision.deckprofile import build_profile
 
 COLUMNS, CARD_W, CARD_H, GAP = 11, 100, 140, 14
 
@@ -20,3 +21,13 @@ def spread(codes, style_seed=1):
         table[y:y + CARD_H, x:x + CARD_W][mask] = render_card(code, CARD_W, CARD_H, style_seed=style_seed)[mask]
         truth.append((code, x, y))
     return table, truth
+
+
+# The one corner index a stand-in detector shows, as the classifier's features would describe it.
+INDEX = np.eye(8, dtype=np.float32)[0]
+
+
+def deck_reading(name: str, code: str):
+    """A learned deck, without learning: in it INDEX is the card ``code`` (two prototypes, as two photos give)."""
+    jitter = np.eye(8, dtype=np.float32)[1] * 0.05
+    return build_profile(name, [code, code], [INDEX + jitter, INDEX - jitter], [], {"cards": 1})

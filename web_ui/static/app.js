@@ -21,6 +21,7 @@
   }
   let source = null;
   let reconnectTimer = null;
+  let deckPanel = null;   // deck.js: the Deck panel, told of every state
   const seen = new Set();
 
   // -- messages -------------------------------------------------------------------------------
@@ -40,6 +41,10 @@
   function describe(entry) {
     if (entry.kind === "undo") return "undid the last change";
     if (entry.kind === "redo") return "redid it";
+    if (entry.kind === "deck") {
+      const e = entry.event || {};
+      return e.server_default ? "the camera reads with the server's default deck" : e.deck ? "the camera reads with the deck " + e.deck : "the camera reads with the general models (no deck)";
+    }
     return Screens.describeEvent(entry.event || {});
   }
 
@@ -76,6 +81,7 @@
     $("undo").disabled = !session.can_undo;
     $("redo").disabled = !session.can_redo;
     for (const w of session.warnings || []) say(w, "error");
+    if (deckPanel) deckPanel.update(state);
   }
 
   function accept(newState) {
@@ -340,8 +346,9 @@
     $("join-dialog").showModal();
   });
 
-  const ctx = { isReferee, send, pick, say, openEvent, tableId, game, rerender: render, accept, get state() { return state; } };
+  const ctx = { isReferee, send, call, pick, say, openEvent, tableId, game, rerender: render, accept, get state() { return state; } };
   window.companion = ctx;
+  deckPanel = window.Deck ? window.Deck.init(ctx) : null;
   if (window.Questions) window.Questions.init(ctx, apiUrl, () => pin);
   if (window.Camera) window.Camera.init(ctx, apiUrl, () => pin);
 

@@ -56,6 +56,7 @@ window.Camera = (() => {
       const data = await response.json();
       latestStatus = data;
       if (window.Questions) window.Questions.update(data.questions);
+      if (window.Deck && data.deck) window.Deck.show(data.deck);   // e.g. its deck left the data folder
       return data;
     }
 

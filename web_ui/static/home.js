@@ -81,9 +81,13 @@
       if (team && team.value.trim()) p.team = team.value.trim();
       return p;
     });
+    const body = { game: $("game").value, players, options };
+    // The deck its camera reads with: left out for the server's default, null for none, else a learned deck.
+    const deck = $("deck") ? JSON.parse($("deck").value) : { server_default: true };
+    if (!deck.server_default) body.deck = deck.deck;
     const response = await fetch("/api/tables", {
       method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ game: $("game").value, players, options }),
+      body: JSON.stringify(body),
     });
     const data = await response.json().catch(() => ({}));
     if (!response.ok) { error.textContent = data.error || response.statusText; error.hidden = false; return; }

@@ -71,6 +71,28 @@
     saveButton.hidden = false;
   }
 
+  // Came from a table's page (?table=ID): once saved, that table may read with the new deck. The referee's
+  // key is the one this phone keeps for the table (app.js stores it); without it the server says 403.
+  function offerToTable(name) {
+    const useBox = document.getElementById("use-deck");
+    if (!root.dataset.table || !useBox) return;
+    useBox.hidden = false;
+    const button = document.getElementById("use-deck-button");
+    button.onclick = async function () {
+      const key = localStorage.getItem("companion-pin:" + root.dataset.table) || "";
+      const response = await fetch(root.dataset.deckUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Referee-Pin": key, "Idempotency-Key": "deck-" + Date.now().toString(36) },
+        body: JSON.stringify({ deck: name })
+      }).catch(function () { return null; });
+      const data = response ? await response.json().catch(function () { return {}; }) : {};
+      if (response && response.ok) { say("Table " + root.dataset.table + " now reads with the deck " + name + "."); button.disabled = true; return; }
+      say(response && response.status === 403
+        ? "Only the table's referee can choose its deck: open the table as its referee on this phone first."
+        : (data.error || "no connection to the server"));
+    };
+  }
+
   form.addEventListener("submit", async function (event) {
     event.preventDefault();
     say("Reading the cards…");
@@ -99,6 +121,7 @@
       const item = document.createElement("li");
       item.textContent = result.name;
       document.getElementById("deck-list").appendChild(item);
+      offerToTable(result.name);
       return;
     }
     say(result.error || "Not saved yet: see what is missing below.");
