@@ -1,10 +1,12 @@
-"""Ink colours of an index: what tells apart two cards printed alike but for the colour (the jokers)."""
+"""Reading with a learned deck: ink colours tell apart cards printed alike but for the colour, and the learned back judges face-down boxes."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from companion.vision.deckprofile import DeckStore, build_profile
+from companion.vision.deckprofile import DeckStore, back_histogram, build_profile
+from companion.vision.decode import RawBoxes
+from companion.vision.detector import BACK_CLASS, INDEX_CLASS, Detector
 from companion.vision.ink import INK_HUE_BINS, ink_colours
 
 
@@ -61,3 +63,30 @@ def test_colours_of_the_wrong_shape_are_refused():
     profile, _ = _jokers(with_colours=True)
     with pytest.raises(ValueError, match="ink colours"):
         build_profile("bad", list(profile.codes), list(profile.prototypes), [], {}, [np.zeros((3, 5))] * 3)
+
+
+def test_with_a_learned_back_a_strip_of_that_back_is_a_face_down_card_and_without_one_it_is_not(monkeypatch):
+    """A face-down card under another shows a strip of its back: the learned back's colours, not the
+    strip's shape, decide; without a learned back the card-shape check drops strips (photos, no mat)."""
+    frame = np.full((400, 600, 3), (60, 110, 50), np.uint8)
+    frame[100:130, 100:300] = (160, 40, 30)          # a blue strip: 200 x 30, far longer than a card
+    strip = (100.0, 100.0, 300.0, 130.0)
+    index = (400.0, 100.0, 412.0, 118.0)
+    detector = Detector.load(tile=None)
+    monkeypatch.setattr(Detector, "detect_boxes", lambda self, f: RawBoxes(
+        np.array([strip, index], np.float32), np.array([0.9, 0.9], np.float32), np.array([BACK_CLASS, INDEX_CLASS])))
+    monkeypatch.setattr(Detector, "classify_boxes", lambda self, f, boxes: [("AS", 0.99, 0)] * len(boxes))
+    back = back_histogram(frame, strip)
+    assert back is not None
+    with_back = build_profile("blue", ["AS", "AS"], [np.eye(4)[0], np.eye(4)[0] + 0.01], [back], {})
+    without_back = build_profile("plain", ["AS", "AS"], [np.eye(4)[0], np.eye(4)[0] + 0.01], [], {})
+
+    def backs(reader):
+        return [code for code in reader.read(frame).cards.codes if code == "BACK"]
+
+    assert backs(detector) == []
+    assert backs(detector.with_deck(without_back)) == []
+    assert backs(detector.with_deck(with_back)) == ["BACK"]
+    # a strip of another colour (a fanned face's white edge) is no back of this deck
+    frame[100:130, 100:300] = (235, 235, 235)
+    assert backs(detector.with_deck(with_back)) == []
