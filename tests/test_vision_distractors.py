@@ -103,6 +103,10 @@ def test_a_false_card_is_put_down_to_the_distractor_it_lies_on():
                            np.array([0.9, 0.8, 0.7, 0.6]), ("BACK", "BACK", "7H", "BACK"))
     # the real back is no false card; a back on the chips and a 7H on the phone are; one on bare table is no distractor's
     assert false_cards_at(truth, predicted, [chip, phone]) == [("chips", "BACK"), ("phone", "7H")]
+    # a box over a phone and the coin beside it is the phone's: the one it overlaps most
+    coin = {"kind": "coin", "box": [610, 150, 630, 170]}
+    wide = Detections(np.array([[590, 0, 710, 210]]), np.ones(1), ("BACK",))
+    assert false_cards_at(truth, wide, [coin, phone]) == [("phone", "BACK")]
     # with the real back unseen, the surer back on the chips takes the card: the scorer's matching decides
     assert false_cards_at(truth, Detections(predicted.boxes[1:], predicted.confidences[1:], predicted.codes[1:]),
                           [chip, phone]) == [("phone", "7H")]

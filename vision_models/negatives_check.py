@@ -1,7 +1,7 @@
 """What the shipped models make of things that are not cards: chips, coins, dice, phones, fanned strips.
 
     python -m vision_models.negatives_check                  # 60 scenes of the held-out deck lattmann
-    python -m vision_models.negatives_check --scenes 20 --no-deck
+    python -m vision_models.negatives_check --scenes 20 --learn-from images   # or none
 
 Renders ``--scenes`` labelled 960x720 scenes of a held-out deck (``vision_models.deck_scenes``:
 scattered cards at any angle, solitaire cascades, some face down; card width 70-100 px, light
@@ -12,11 +12,11 @@ cards, labels and light are those of the same scene without them). The scenes go
 
 Each scene is read by the shipped models (``Detector.load(tile="auto")``) and scored with
 ``companion.vision.evaluation``'s rules (the ones ``evaluate_folder`` uses), with and without the
-distractors, and again reading with the deck learned from its card images (its back's colours
-then vet every face-down box; the profile is kept in ``var/deckcheck/data``, where
-``vision_models.deck_check`` keeps its own). A false positive (a predicted card the scoring
-matched to no labelled card) is put down to a distractor when at least ``ATTRIBUTION_OVERLAP`` of the smaller of its box and the
-distractor's box overlap; the table counts them per kind: false backs and false face-up cards.
+distractors, and again reading with the deck learned (its back's colours then vet every
+face-down box; see :func:`learned_deck`). A false positive (a predicted card the scoring
+matched to no labelled card) is put down to the distractor its box overlaps most (intersection over union), when at least
+``ATTRIBUTION_OVERLAP`` of the smaller of the two boxes lies in the other; the table counts them
+per kind: false backs and false face-up cards.
 """
 from __future__ import annotations
 
@@ -38,6 +38,9 @@ DISTRACTOR_SEED = 13
 # index's card box (the index and its mirrored corner) is several times a die's, and a chip
 # stack's box is larger than a back's box on one of its chips.
 ATTRIBUTION_OVERLAP = 0.5
+# A predicted back overlapping a labelled back this much is on that card, not on a distractor (a
+# back box on a chip stack beside a card overlaps the card's box by less than a tenth).
+REAL_BACK_IOU = 0.3
 
 
 def write_scenes(deck_name: str, scenes: int) -> Path:
@@ -88,15 +91,45 @@ def _overlap_of_smaller(a, b) -> float:
     return width * height / max(smaller, 1e-9)
 
 
+def _iou(a, b) -> float:
+    width = min(a[2], b[2]) - max(a[0], b[0])
+    height = min(a[3], b[3]) - max(a[1], b[1])
+    if width <= 0 or height <= 0:
+        return 0.0
+    inter = width * height
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
 def false_cards_at(truth, predicted, distractors: list[dict]) -> list[tuple[str, str]]:
     """(kind, predicted code) for each false positive of ``score_image`` that lies on a distractor."""
     from companion.vision.evaluation import score_image
 
     out = []
     for p in score_image("", truth, predicted).false_positive_rows:
-        best = max(distractors, key=lambda d: _overlap_of_smaller(predicted.boxes[p], d["box"]), default=None)
-        if best is not None and _overlap_of_smaller(predicted.boxes[p], best["box"]) >= ATTRIBUTION_OVERLAP:
-            out.append((best["kind"], predicted.codes[p]))
+        under = _on_distractor(predicted.boxes[p], distractors)
+        if under is not None:
+            out.append((under["kind"], predicted.codes[p]))
+    return out
+
+
+def _on_distractor(box, distractors: list[dict]) -> dict | None:
+    """The distractor a box overlaps most (IoU), when ``ATTRIBUTION_OVERLAP`` of the smaller box lies in the other."""
+    best = max(distractors, key=lambda d: _iou(box, d["box"]), default=None)
+    if best is not None and _overlap_of_smaller(box, best["box"]) >= ATTRIBUTION_OVERLAP:
+        return best
+    return None
+
+
+def back_boxes_on_distractors(truth, predicted, distractors: list[dict]) -> list[str]:
+    """The kind under each predicted back that lies on a distractor and on no labelled back (IoU under
+    ``REAL_BACK_IOU``), whether or not the scoring's position rule matched it to a missed card nearby."""
+    backs = [t.parts[0].box for t in truth if t.code == "BACK"]
+    out = []
+    for box, code in zip(predicted.boxes, predicted.codes):
+        if code == "BACK" and all(_iou(box, b) < REAL_BACK_IOU for b in backs):
+            under = _on_distractor(box, distractors)
+            if under is not None:
+                out.append(under["kind"])
     return out
 
 
@@ -105,33 +138,58 @@ def score(detector, folder: Path, distractors: dict | None) -> dict:
     from companion.vision.evaluation import list_images, load_scene, read_class_names, score_image, summarise
 
     names = read_class_names(folder / "data.yaml")
-    scores, backs, faces = [], Counter(), Counter()
+    scores, backs, faces, boxes = [], Counter(), Counter(), Counter()
     for path in list_images(folder, "all"):
         frame, truth = load_scene(folder, names, [path])
         predicted = detector(frame)
         scores.append(score_image(path.name, truth, predicted))
-        for kind, code in false_cards_at(truth, predicted, (distractors or {}).get(path.name, [])):
+        drawn = (distractors or {}).get(path.name, [])
+        for kind, code in false_cards_at(truth, predicted, drawn):
             (backs if code == "BACK" else faces)[kind] += 1
+        boxes.update(back_boxes_on_distractors(truth, predicted, drawn))
     summary = summarise(scores)
     summary["false_backs_at"], summary["false_faces_at"] = dict(backs), dict(faces)
+    summary["back_boxes_at"] = dict(boxes)
     return summary
 
 
-def learned_deck(detector, deck_name: str):
-    """The deck learned from its card images (``learn_from_folder``), from ``var/deckcheck/data`` when kept there."""
+def learned_deck(detector, deck_name: str, source: str):
+    """The deck as a player would learn it: from one whole-deck photo (``source`` "photo", as
+    ``vision_models.deck_check`` does with one spread, the cards it asks about named from the
+    photo's truth) or from its card images (``source`` "images", ``learn_from_folder``). Kept in
+    ``var/deckcheck/data`` as ``<deck>-photo`` or ``<deck>-images`` (names ``deck_check``, which
+    keeps its decks there by their own names, never overwrites) and read from there when present."""
+    from companion.vision import load_image
     from companion.vision.deckprofile import DeckStore, learn_from_folder
+    from companion.synthetic.deck import ArtDeck
+    from vision_models.deck_check import learn_answering
+    from vision_models.deck_scenes import spread_photo
+
+    import cv2
 
     store = DeckStore(CHECK_DIR / "data")
-    if store.exists(deck_name):
-        return store.load(deck_name)
-    result = learn_from_folder(detector, render_deck(deck_name, ARTWORK_DIR), deck_name)
-    if result.profile is None:
-        raise SystemExit(f"{deck_name}: nothing learned from its card images: {'; '.join(result.problems)}")
+    name = f"{deck_name}-{source}"
+    if store.exists(name):
+        return store.load(name)
+    deck_dir = render_deck(deck_name, ARTWORK_DIR)
+    if source == "photo":
+        spread = NEGATIVES_DIR / deck_name / "learn" / "spread-0.jpg"      # deck_check's first spread
+        if not spread.is_file():
+            spread.parent.mkdir(parents=True, exist_ok=True)
+            image, truth = spread_photo(ArtDeck(deck_dir), 0)
+            cv2.imwrite(str(spread), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+            spread.with_suffix(".json").write_text(json.dumps(truth))
+        result, _ = learn_answering(detector, [(str(spread), load_image(spread))],
+                                    [json.loads(spread.with_suffix(".json").read_text())], name)
+    else:
+        result = learn_from_folder(detector, deck_dir, name)
+    if result.profile is None or not result.complete:
+        raise SystemExit(f"{deck_name}: not learned from its {source}: {'; '.join(result.problems)}")
     store.save(result.profile)
     return result.profile
 
 
-def run(deck_name: str, scenes: int, with_deck: bool) -> dict:
+def run(deck_name: str, scenes: int, learn_from: str | None) -> dict:
     from companion.vision import Detector
     from vision_models.distractors import KINDS
 
@@ -140,8 +198,9 @@ def run(deck_name: str, scenes: int, with_deck: bool) -> dict:
     drawn = Counter(d["kind"] for scene in distractors.values() for d in scene)
     general = Detector.load(tile="auto")
     readers = [("general models", general)]
-    if with_deck:
-        readers.append((f"learned deck '{deck_name}'", general.with_deck(learned_deck(general, deck_name))))
+    if learn_from is not None:
+        readers.append((f"learned deck '{deck_name}' (from its {learn_from})",
+                        general.with_deck(learned_deck(general, deck_name, learn_from))))
     results = {"deck": deck_name, "scenes": scenes, "drawn": {k: drawn[k] for k in KINDS}, "readings": {}}
     for label, detector in readers:
         for variant in ("without", "with"):
@@ -150,7 +209,8 @@ def run(deck_name: str, scenes: int, with_deck: bool) -> dict:
             back = summary["per_class"].get("BACK", {"precision": float("nan"), "recall": float("nan"), "tp": 0, "fp": 0, "fn": 0})
             results["readings"][f"{label}, {variant} distractors"] = {
                 "cards": summary["overall"], "backs": back, "seconds": round(time.perf_counter() - start, 1),
-                "false_backs_at": summary["false_backs_at"], "false_faces_at": summary["false_faces_at"]}
+                "false_backs_at": summary["false_backs_at"], "false_faces_at": summary["false_faces_at"],
+                "back_boxes_at": summary["back_boxes_at"]}
             print(f"[negatives] {label}, {variant} distractors: {time.perf_counter() - start:.0f} s", flush=True)
     return results
 
@@ -165,11 +225,13 @@ def markdown(results: dict) -> str:
         lines.append(f"| {label} | {c['precision']:.3f} / {c['recall']:.3f} / {c['f1']:.3f} | "
                      f"{b['precision']:.3f} / {b['recall']:.3f} ({b['tp']}, {b['fp']}, {b['fn']}) |")
     with_rows = {label: row for label, row in results["readings"].items() if label.endswith(", with distractors")}
-    lines += ["", "| distractor | drawn | " + " | ".join(f"false backs / false face-up cards ({label.split(',')[0]})"
-                                                       for label in with_rows) + " |",
+    lines += ["", "Per distractor: back boxes on it (on no labelled back) / of them scored false positives / "
+                  "false face-up cards on it.", "",
+              "| distractor | drawn | " + " | ".join(label.split(",")[0] for label in with_rows) + " |",
               "|---|---|" + "---|" * len(with_rows)]
     for kind in KINDS:
-        cells = [f"{row['false_backs_at'].get(kind, 0)} / {row['false_faces_at'].get(kind, 0)}" for row in with_rows.values()]
+        cells = [f"{row['back_boxes_at'].get(kind, 0)} / {row['false_backs_at'].get(kind, 0)} / {row['false_faces_at'].get(kind, 0)}"
+                 for row in with_rows.values()]
         lines.append(f"| {kind} | {results['drawn'][kind]} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -178,11 +240,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deck", default="lattmann", help="a deck of vision_models.artwork (default: held-out lattmann)")
     parser.add_argument("--scenes", type=int, default=60)
-    parser.add_argument("--no-deck", action="store_true", help="only the general models (no learned deck)")
+    parser.add_argument("--learn-from", choices=("photo", "images", "none"), default="photo",
+                        help="learn the deck from one whole-deck photo (default), its card images, or not at all")
     args = parser.parse_args(argv)
     if args.scenes < 1:
         parser.error("--scenes must be at least 1")
-    results = run(args.deck, args.scenes, not args.no_deck)
+    results = run(args.deck, args.scenes, None if args.learn_from == "none" else args.learn_from)
     (NEGATIVES_DIR / args.deck / "summary.json").write_text(json.dumps(results, indent=1))
     print(markdown(results))
 
