@@ -27,7 +27,9 @@ continuation (``python -m vision_models.train --skip-data --export-from detector
 ``--table-scenes N`` also renders N of the project's table recordings there (``vision_models.table_scenes``:
 the drawn deck on the mats, 16 images each, and the validation seeds), ``--real-turned`` makes every
 second repeat of the real photos a half-turned copy (a photo from the other side of the table), and
-``--total-seconds`` bounds the whole run, rendering included, for a machine lent for minutes. Session 5
+``--total-seconds`` bounds the whole run, rendering included, for a machine lent for minutes.
+``--distractor-share`` puts chips, coins, dice, phones and fanned strips (``vision_models.distractors``,
+unlabelled) into that share of the scenes (the next run's recipe, MODEL_CARD.md). Session 5
 prepared ``--from detector_gpu --weights best`` with ``--photo-quality 70 --art-quality 85`` (40 MiB, so
 that it fits beside the 21 MiB working tree) and ``run --seed 2 --table-scenes 80 --real-turned
 --total-seconds 530``; no GPU was lent that session, and the table frames went into a CPU continuation

@@ -41,6 +41,7 @@ ATTRIBUTION_OVERLAP = 0.5
 # A predicted back overlapping a labelled back this much is on that card, not on a distractor (a
 # back box on a chip stack beside a card overlaps the card's box by less than a tenth).
 REAL_BACK_IOU = 0.3
+NO_BACKS = {"tp": 0, "fp": 0, "fn": 0, "precision": 0.0, "recall": 0.0, "f1": 0.0}
 
 
 def write_scenes(deck_name: str, scenes: int) -> Path:
@@ -150,6 +151,10 @@ def score(detector, folder: Path, distractors: dict | None) -> dict:
     summary = summarise(scores)
     summary["false_backs_at"], summary["false_faces_at"] = dict(backs), dict(faces)
     summary["back_boxes_at"] = dict(boxes)
+    # deck_scenes draws scattered cards for even seeds, cascades (covered face-down cards show a strip) for odd
+    for layout, parity in (("scattered", 0), ("cascades", 1)):
+        part = summarise([s for s in scores if int(Path(s.image).stem.rsplit("-", 1)[1]) % 2 == parity])
+        summary[f"backs_{layout}"] = part["per_class"].get("BACK", NO_BACKS)
     return summary
 
 
@@ -206,9 +211,10 @@ def run(deck_name: str, scenes: int, learn_from: str | None) -> dict:
         for variant in ("without", "with"):
             start = time.perf_counter()
             summary = score(detector, folder / variant, distractors if variant == "with" else None)
-            back = summary["per_class"].get("BACK", {"precision": float("nan"), "recall": float("nan"), "tp": 0, "fp": 0, "fn": 0})
             results["readings"][f"{label}, {variant} distractors"] = {
-                "cards": summary["overall"], "backs": back, "seconds": round(time.perf_counter() - start, 1),
+                "cards": summary["overall"], "backs": summary["per_class"].get("BACK", NO_BACKS),
+                "backs_scattered": summary["backs_scattered"], "backs_cascades": summary["backs_cascades"],
+                "seconds": round(time.perf_counter() - start, 1),
                 "false_backs_at": summary["false_backs_at"], "false_faces_at": summary["false_faces_at"],
                 "back_boxes_at": summary["back_boxes_at"]}
             print(f"[negatives] {label}, {variant} distractors: {time.perf_counter() - start:.0f} s", flush=True)
@@ -219,11 +225,16 @@ def markdown(results: dict) -> str:
     from vision_models.distractors import KINDS
 
     lines = [f"{results['scenes']} scenes of {results['deck']}, one of each distractor per scene (with) or none (without):", "",
-             "| reading | cards P / R / F1 | backs P / R (tp, fp, fn) |", "|---|---|---|"]
+             "| reading | cards P / R / F1 | backs P / R (tp, fp, fn) | scattered scenes: backs P / R (tp, fp, fn) "
+             "| cascades: backs P / R (tp, fp, fn) |", "|---|---|---|---|---|"]
+
+    def backs(b: dict) -> str:
+        return f"{b['precision']:.3f} / {b['recall']:.3f} ({b['tp']}, {b['fp']}, {b['fn']})"
+
     for label, row in results["readings"].items():
-        c, b = row["cards"], row["backs"]
-        lines.append(f"| {label} | {c['precision']:.3f} / {c['recall']:.3f} / {c['f1']:.3f} | "
-                     f"{b['precision']:.3f} / {b['recall']:.3f} ({b['tp']}, {b['fp']}, {b['fn']}) |")
+        c = row["cards"]
+        lines.append(f"| {label} | {c['precision']:.3f} / {c['recall']:.3f} / {c['f1']:.3f} | {backs(row['backs'])} | "
+                     f"{backs(row['backs_scattered'])} | {backs(row['backs_cascades'])} |")
     with_rows = {label: row for label, row in results["readings"].items() if label.endswith(", with distractors")}
     lines += ["", "Per distractor: back boxes on it (on no labelled back) / of them scored false positives / "
                   "false face-up cards on it.", "",
