@@ -134,23 +134,50 @@ def back_boxes_on_distractors(truth, predicted, distractors: list[dict]) -> list
     return out
 
 
+def back_shapes(truth, predicted, distractors: list[dict], indices) -> list[tuple[str, tuple[float, float]]]:
+    """For each predicted back on a labelled back ("real back") or on a distractor (its kind): its box's
+    long side in the frame's median index size (what ``grouping.card_shaped`` measures) and its aspect."""
+    if not indices:
+        return []
+    scale = float(np.median([r.scale for r in indices]))
+    backs = [t.parts[0].box for t in truth if t.code == "BACK"]
+    out = []
+    for box, code in zip(predicted.boxes, predicted.codes):
+        if code != "BACK":
+            continue
+        width, height = float(box[2] - box[0]), float(box[3] - box[1])
+        shape = (max(width, height) / scale, max(width, height) / max(min(width, height), 1e-6))
+        if any(_iou(box, b) >= REAL_BACK_IOU for b in backs):
+            out.append(("real back", shape))
+        elif (under := _on_distractor(box, distractors)) is not None:
+            out.append((under["kind"], shape))
+    return out
+
+
 def score(detector, folder: Path, distractors: dict | None) -> dict:
     """``evaluate_folder``'s figures for ``folder`` (split all), with the false cards put down to each distractor kind."""
     from companion.vision.evaluation import list_images, load_scene, read_class_names, score_image, summarise
 
     names = read_class_names(folder / "data.yaml")
     scores, backs, faces, boxes = [], Counter(), Counter(), Counter()
+    shapes: dict[str, list[tuple[float, float]]] = {}
     for path in list_images(folder, "all"):
         frame, truth = load_scene(folder, names, [path])
-        predicted = detector(frame)
+        reading = detector.read(frame)
+        predicted = reading.cards
         scores.append(score_image(path.name, truth, predicted))
         drawn = (distractors or {}).get(path.name, [])
         for kind, code in false_cards_at(truth, predicted, drawn):
             (backs if code == "BACK" else faces)[kind] += 1
         boxes.update(back_boxes_on_distractors(truth, predicted, drawn))
+        for where, shape in back_shapes(truth, predicted, drawn, reading.indices):
+            shapes.setdefault(where, []).append(shape)
     summary = summarise(scores)
     summary["false_backs_at"], summary["false_faces_at"] = dict(backs), dict(faces)
     summary["back_boxes_at"] = dict(boxes)
+    summary["back_shapes"] = {where: {"long_side": [round(min(v[0] for v in found), 2), round(max(v[0] for v in found), 2)],
+                                      "aspect": [round(min(v[1] for v in found), 2), round(max(v[1] for v in found), 2)]}
+                              for where, found in shapes.items()}
     # deck_scenes draws scattered cards for even seeds, cascades (covered face-down cards show a strip) for odd
     for layout, parity in (("scattered", 0), ("cascades", 1)):
         part = summarise([s for s in scores if int(Path(s.image).stem.rsplit("-", 1)[1]) % 2 == parity])
@@ -216,7 +243,7 @@ def run(deck_name: str, scenes: int, learn_from: str | None) -> dict:
                 "backs_scattered": summary["backs_scattered"], "backs_cascades": summary["backs_cascades"],
                 "seconds": round(time.perf_counter() - start, 1),
                 "false_backs_at": summary["false_backs_at"], "false_faces_at": summary["false_faces_at"],
-                "back_boxes_at": summary["back_boxes_at"]}
+                "back_boxes_at": summary["back_boxes_at"], "back_shapes": summary["back_shapes"]}
             print(f"[negatives] {label}, {variant} distractors: {time.perf_counter() - start:.0f} s", flush=True)
     return results
 
@@ -244,6 +271,12 @@ def markdown(results: dict) -> str:
         cells = [f"{row['back_boxes_at'].get(kind, 0)} / {row['false_backs_at'].get(kind, 0)} / {row['false_faces_at'].get(kind, 0)}"
                  for row in with_rows.values()]
         lines.append(f"| {kind} | {results['drawn'][kind]} | " + " | ".join(cells) + " |")
+    lines += ["", "Backs kept (after `card_shaped`) on real backs and on each distractor: long side in the frame's "
+                  "median index size, min-max; aspect, min-max.", ""]
+    for label, row in with_rows.items():
+        lines.append(f"- {label.split(',')[0]}: " + "; ".join(
+            f"{where} {v['long_side'][0]}-{v['long_side'][1]}, aspect {v['aspect'][0]}-{v['aspect'][1]}"
+            for where, v in sorted(row["back_shapes"].items())))
     return "\n".join(lines)
 
 
