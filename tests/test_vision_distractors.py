@@ -14,7 +14,7 @@ from companion.synthetic.deck import ArtDeck, render_card
 from companion.vision.detections import Detections
 from companion.vision.evaluation import LabelledBox, TruthCard
 from vision_models import deck_scenes, distractors, synth
-from vision_models.negatives_check import false_cards_at
+from vision_models.negatives_check import back_boxes_on_distractors, false_cards_at
 
 FELT = (60, 110, 50)
 
@@ -108,5 +108,8 @@ def test_a_false_card_is_put_down_to_the_distractor_it_lies_on():
     wide = Detections(np.array([[590, 0, 710, 210]]), np.ones(1), ("BACK",))
     assert false_cards_at(truth, wide, [coin, phone]) == [("phone", "BACK")]
     # with the real back unseen, the surer back on the chips takes the card: the scorer's matching decides
-    assert false_cards_at(truth, Detections(predicted.boxes[1:], predicted.confidences[1:], predicted.codes[1:]),
-                          [chip, phone]) == [("phone", "7H")]
+    unseen = Detections(predicted.boxes[1:], predicted.confidences[1:], predicted.codes[1:])
+    assert false_cards_at(truth, unseen, [chip, phone]) == [("phone", "7H")]
+    # ... while the back boxes lying on a distractor and on no labelled back count it either way
+    assert back_boxes_on_distractors(truth, predicted, [chip, phone]) == ["chips"]
+    assert back_boxes_on_distractors(truth, unseen, [chip, phone]) == ["chips"]
