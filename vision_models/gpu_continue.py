@@ -50,6 +50,7 @@ import sys
 import time
 from pathlib import Path
 
+from vision_models.distractors import DISTRACTOR_SHARE
 from vision_models.train import DETECTOR_AUGMENTATION, DETECTOR_TRAIN_IMGSZ, offline_environment
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -315,9 +316,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--table-scenes", type=int, default=0,
                    help="rendered table recordings to add (vision_models.table_scenes; 16 images each), with its validation seeds")
     r.add_argument("--seed", type=int, default=1, help="scene seed: 0 made the CPU runs' scenes")
-    r.add_argument("--distractor-share", type=float, default=0.0,
-                   help="share of scenes that also show chips, coins, dice, phones, fanned strips (unlabelled; "
-                        "vision_models.distractors.DISTRACTOR_SHARE is the next run's recipe; 0: the shipped runs' scenes)")
+    r.add_argument("--distractor-share", type=float, nargs="?", const=DISTRACTOR_SHARE, default=0.0,
+               help="share of scenes that also show unlabelled chips, coins, dice, phones, fanned strips "
+                    f"(vision_models.distractors; alone: DISTRACTOR_SHARE = {DISTRACTOR_SHARE}, the next run's recipe; "
+                    "default 0: the shipped weights' scenes)")
     r.add_argument("--hours", type=float, default=0.1)
     r.add_argument("--total-seconds", type=int, default=0,
                    help="instead of --hours: the whole run's wall time, rendering included (training gets the rest less a minute)")
