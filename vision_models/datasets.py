@@ -74,7 +74,8 @@ def link_original(out: Path) -> None:
         os.symlink((source / "val").resolve(), out / "val")
 
 
-def build_detect(seed: int, scenes: int, val_scenes: int, out: Path = DATA_DIR / "detect", real: bool = True) -> Path:
+def build_detect(seed: int, scenes: int, val_scenes: int, out: Path = DATA_DIR / "detect", real: bool = True,
+                 distractor_share: float = 0.0) -> Path:
     deck_dirs = artwork.available_decks()
     if not deck_dirs:
         raise SystemExit("no card artwork under var/artwork: run python -m vision_models.artwork first")
@@ -82,8 +83,8 @@ def build_detect(seed: int, scenes: int, val_scenes: int, out: Path = DATA_DIR /
     decks_train = [d for d in synth.load_decks(train_decks, for_scenes=True) if d.faces]
     decks_held = [d for d in synth.load_decks(held_decks, for_scenes=True) if d.faces] or decks_train
     backs = [d.back for d in synth.load_decks(deck_dirs, with_faces=False)]
-    synth.write_scenes(out / "train", decks_train, backs, scenes, seed)
-    synth.write_scenes(out / "val", decks_held, backs, val_scenes, seed + 100_000)
+    synth.write_scenes(out / "train", decks_train, backs, scenes, seed, distractor_share=distractor_share)
+    synth.write_scenes(out / "val", decks_held, backs, val_scenes, seed + 100_000, distractor_share=distractor_share)
     if real and real_split.REAL_DATASET.is_dir():
         for image in real_split.real_images():
             if real_split.is_holdout(image.name):

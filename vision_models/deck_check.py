@@ -36,9 +36,24 @@ def _name_unsure(result, truth_by_photo, named: dict[int, str]) -> dict[int, str
     return asked
 
 
+def learn_answering(detector, photos, truths, deck: str):
+    """``learn_from_photos``, the player answering what it asks from the spreads' truth: (result, cards named)."""
+    from companion.vision.deckprofile import learn_from_photos
+
+    result = learn_from_photos(detector, photos, deck)
+    named: dict[int, str] = {}
+    for _ in range(4):      # the player answers what it asks, until it asks nothing more
+        asked = _name_unsure(result, truths, named)
+        if not asked:
+            break
+        named.update(asked)
+        result = learn_from_photos(detector, photos, deck, corrections=named)
+    return result, named
+
+
 def check(deck: str, spreads: int, scenes: int, detector) -> list[dict]:
     from companion.vision import load_image
-    from companion.vision.deckprofile import DeckStore, learn_from_photos
+    from companion.vision.deckprofile import DeckStore
     from companion.vision.evaluation import evaluate_folder
     from vision_models.deck_scenes import write
 
@@ -55,14 +70,7 @@ def check(deck: str, spreads: int, scenes: int, detector) -> list[dict]:
         photos = [(str(p), load_image(p)) for p in paths]
         truths = [json.loads(p.with_suffix(".json").read_text()) for p in paths]
         start = time.perf_counter()
-        result = learn_from_photos(detector, photos, deck)
-        named: dict[int, str] = {}
-        for _ in range(4):      # the player answers what it asks, until it asks nothing more
-            asked = _name_unsure(result, truths, named)
-            if not asked:
-                break
-            named.update(asked)
-            result = learn_from_photos(detector, photos, deck, corrections=named)
+        result, named = learn_answering(detector, photos, truths, deck)
         seconds = time.perf_counter() - start
         if not result.complete:
             rows.append({"deck": deck, "photos": k, "named": len(named), "learn_s": seconds, "problems": result.problems})

@@ -50,6 +50,7 @@ class Table:
         grain = rng.normal(0, 6, (height, width, 1))
         self.image = np.clip(self.image + grain, 0, 255).astype(np.uint8)
         self.labels: list[tuple[str, np.ndarray]] = []   # (code, 4x2 corner points) per label
+        self.covered = np.zeros((height, width), np.float32)   # how much of each pixel the cards hide
 
     def paste(self, deck: ArtDeck, code: str, centre, width: float, angle: float, face_up: bool = True) -> np.ndarray:
         """Draw a card; returns the 3x3 map from card pixels (width x height) to the frame."""
@@ -63,6 +64,7 @@ class Table:
         size = self.image.shape[1::-1]
         patch = cv2.warpAffine(art, matrix, size, flags=cv2.INTER_AREA)
         alpha = cv2.warpAffine(mask, matrix, size, flags=cv2.INTER_LINEAR).astype(np.float32)[..., None] / 255
+        np.maximum(self.covered, alpha[..., 0], out=self.covered)
         self.image = (self.image * (1 - 0.3 * alpha)).astype(np.uint8)     # a little shadow
         self.image = (self.image * (1 - alpha) + patch * alpha).astype(np.uint8)
         return np.vstack([np.hstack([rot * 2, shift[:, None]]), [0, 0, 1]])
@@ -118,6 +120,18 @@ def spread_photo(deck: ArtDeck, seed: int, with_jokers: bool = True) -> tuple[np
 
 def test_scene(deck: ArtDeck, seed: int, fractions) -> tuple[np.ndarray, list[tuple[str, tuple[float, float, float, float]]]]:
     """A labelled 960x720 scene: scattered cards, a cascade, face-down cards."""
+    image, labels, _ = scene_with_distractors(deck, seed, fractions, None)
+    return image, labels
+
+
+def scene_with_distractors(deck: ArtDeck, seed: int, fractions, distractor_rng: np.random.Generator | None,
+                           kinds: tuple[str, ...] | None = None):
+    """:func:`test_scene`, and with ``distractor_rng`` one of each of ``kinds`` (default all) of
+    :mod:`vision_models.distractors` on the bare table: (image, labels, distractors drawn).
+
+    The distractors come from their own stream and lie under the cards, so the labels (and every
+    pixel a card covers) are those of ``test_scene(deck, seed, fractions)``.
+    """
     rng = np.random.default_rng(10_000 + seed)
     table = Table(960, 720, rng)
     width = rng.uniform(70, 100)
@@ -151,6 +165,14 @@ def test_scene(deck: ArtDeck, seed: int, fractions) -> tuple[np.ndarray, list[tu
                 y = 40 + h / 2 + depth * h * 0.33
                 card_map = table.paste(deck, code, (x + width / 2, y), width, rng.uniform(-3, 3), face_up)
                 drawn.append((code, face_up, card_map))
+    distractors = []
+    if distractor_rng is not None:
+        from vision_models.distractors import KINDS, draw_distractors
+
+        order = list(kinds or KINDS)
+        distractor_rng.shuffle(order)
+        for kind in order:
+            distractors += draw_distractors(distractor_rng, table.image, table.covered, width, count=1, kinds=(kind,))
     labels = []
     for n, (code, face_up, card_map) in enumerate(drawn):
         covers = [(m, width, h) for _, _, m in drawn[n + 1:]]
@@ -172,7 +194,7 @@ def test_scene(deck: ArtDeck, seed: int, fractions) -> tuple[np.ndarray, list[tu
         # (6.5 index sizes): label one, or the scorer counts one joker as two cards
         labels += visible[:1] if code in ("BJ", "SJ") else visible
     image = table.finish(blur=rng.uniform(0.3, 0.9), noise=rng.uniform(2, 6), gain=rng.uniform(0.75, 1.2))
-    return image, labels
+    return image, labels, distractors
 
 
 def write(deck_dir: Path, out: Path, spreads: int, scenes: int) -> None:

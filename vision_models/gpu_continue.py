@@ -27,7 +27,9 @@ continuation (``python -m vision_models.train --skip-data --export-from detector
 ``--table-scenes N`` also renders N of the project's table recordings there (``vision_models.table_scenes``:
 the drawn deck on the mats, 16 images each, and the validation seeds), ``--real-turned`` makes every
 second repeat of the real photos a half-turned copy (a photo from the other side of the table), and
-``--total-seconds`` bounds the whole run, rendering included, for a machine lent for minutes. Session 5
+``--total-seconds`` bounds the whole run, rendering included, for a machine lent for minutes.
+``--distractor-share`` puts chips, coins, dice, phones and fanned strips (``vision_models.distractors``,
+unlabelled) into that share of the scenes (the next run's recipe, MODEL_CARD.md). Session 5
 prepared ``--from detector_gpu --weights best`` with ``--photo-quality 70 --art-quality 85`` (40 MiB, so
 that it fits beside the 21 MiB working tree) and ``run --seed 2 --table-scenes 80 --real-turned
 --total-seconds 530``; no GPU was lent that session, and the table frames went into a CPU continuation
@@ -48,6 +50,7 @@ import sys
 import time
 from pathlib import Path
 
+from vision_models.distractors import DISTRACTOR_SHARE
 from vision_models.train import DETECTOR_AUGMENTATION, DETECTOR_TRAIN_IMGSZ, offline_environment
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -142,19 +145,21 @@ def _unpack_artwork(packed: Path, target: Path) -> list[Path]:
 def _render_chunk(job: tuple) -> int:
     from vision_models import synth
 
-    deck_dirs, out_dir, seed, start, count = job
+    deck_dirs, out_dir, seed, start, count, distractor_share = job
     decks = [d for d in synth.load_decks(deck_dirs, for_scenes=True) if d.faces]
     backs = [d.back for d in synth.load_decks(deck_dirs, with_faces=False)]
-    synth.write_scenes(Path(out_dir), decks, backs, count, seed, start=start)
+    synth.write_scenes(Path(out_dir), decks, backs, count, seed, start=start, distractor_share=distractor_share)
     return count
 
 
-def render_scenes(deck_dirs: list[Path], out_dir: Path, scenes: int, seed: int, processes: int) -> None:
+def render_scenes(deck_dirs: list[Path], out_dir: Path, scenes: int, seed: int, processes: int,
+                  distractor_share: float = 0.0) -> None:
     """The same scenes as ``synth.write_scenes`` would make in one process: each is a function of (seed, i)."""
     from multiprocessing import get_context
 
     chunk = -(-scenes // processes)
-    jobs = [(deck_dirs, str(out_dir), seed, start, min(chunk, scenes - start)) for start in range(0, scenes, chunk)]
+    jobs = [(deck_dirs, str(out_dir), seed, start, min(chunk, scenes - start), distractor_share)
+            for start in range(0, scenes, chunk)]
     with get_context("spawn").Pool(len(jobs)) as pool:
         done = sum(pool.map(_render_chunk, jobs))
     print(f"[gpu] rendered {done} scenes", flush=True)
@@ -243,7 +248,7 @@ def run(args: argparse.Namespace) -> None:
     started = time.time()
     deck_dirs = _unpack_artwork(packed / "artwork", work / "artwork")
     scenes = work / "scenes"
-    render_scenes(deck_dirs, scenes, args.scenes, args.seed, args.processes)
+    render_scenes(deck_dirs, scenes, args.scenes, args.seed, args.processes, args.distractor_share)
     train_dirs = [scenes / "images", *_repeated_real(packed / "real", work, args.real_repeats, args.real_turned)]
     val_dirs = [(packed / "val" / "images").resolve()]
     if args.table_scenes:
@@ -311,6 +316,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--table-scenes", type=int, default=0,
                    help="rendered table recordings to add (vision_models.table_scenes; 16 images each), with its validation seeds")
     r.add_argument("--seed", type=int, default=1, help="scene seed: 0 made the CPU runs' scenes")
+    r.add_argument("--distractor-share", type=float, nargs="?", const=DISTRACTOR_SHARE, default=0.0,
+               help="share of scenes that also show unlabelled chips, coins, dice, phones, fanned strips "
+                    f"(vision_models.distractors; alone: DISTRACTOR_SHARE = {DISTRACTOR_SHARE}, the next run's recipe; "
+                    "default 0: the shipped weights' scenes)")
     r.add_argument("--hours", type=float, default=0.1)
     r.add_argument("--total-seconds", type=int, default=0,
                    help="instead of --hours: the whole run's wall time, rendering included (training gets the rest less a minute)")

@@ -312,15 +312,20 @@ def _draw_hand(rng: np.random.Generator, canvas: np.ndarray, owner: np.ndarray, 
 
 
 def render_scene(rng: np.random.Generator, decks: list[Deck], backs: list[np.ndarray], size: int = 416,
-                 placements: list[Placement] | None = None, tilt: np.ndarray | None = None, hands: int | None = None):
+                 placements: list[Placement] | None = None, tilt: np.ndarray | None = None, hands: int | None = None,
+                 distractor_rng: np.random.Generator | None = None):
     """One scene: (BGR image, list of (class, x1, y1, x2, y2) in pixels).
 
     ``placements``, ``tilt`` and ``hands`` are drawn from ``rng`` unless given (tests fix them).
+    With ``distractor_rng``, chips, coins, dice, phones or fanned-card strips
+    (:mod:`vision_models.distractors`, unlabelled) are drawn from it onto the bare table under the
+    cards: ``rng`` is not touched for them, so the labels are those of the scene without them.
     """
     import cv2
 
     canvas = table_texture(rng, size, size)
     owner = np.full((size, size), -1, np.int32)
+    covered = np.zeros((size, size), np.float32)
     if tilt is None:
         tilt = camera_tilt(rng, size, rng.uniform(0.0, 0.12))
     if placements is None:
@@ -334,6 +339,12 @@ def render_scene(rng: np.random.Generator, decks: list[Deck], backs: list[np.nda
         alpha = warped[:, :, 3:4].astype(np.float32) / 255.0
         canvas = (canvas * (1 - alpha) + warped[:, :, :3] * alpha).astype(np.uint8)
         owner[alpha[:, :, 0] > 0.5] = k
+        np.maximum(covered, alpha[:, :, 0], out=covered)
+    if distractor_rng is not None:
+        from vision_models.distractors import draw_distractors
+
+        card_width = float(np.median([p.width for p in placements])) if placements else size * 0.2
+        draw_distractors(distractor_rng, canvas, covered, card_width)
     for _ in range(int(rng.choice([0, 0, 1, 2])) if hands is None else hands):
         _draw_hand(rng, canvas, owner, size)
 
@@ -377,8 +388,20 @@ def yolo_lines(labels, width: int, height: int) -> list[str]:
     return lines
 
 
-def write_scenes(out_dir: Path, decks: list[Deck], backs: list[np.ndarray], count: int, seed: int, size: int = 416, start: int = 0) -> None:
-    """Write ``images/scene_NNNNNN.jpg`` and ``labels/scene_NNNNNN.txt``; existing files are kept (cache)."""
+# The distractors' own random stream per scene: ``[seed, i, DISTRACTOR_STREAM]`` beside the scene's ``[seed, i]``.
+DISTRACTOR_STREAM = 7
+
+
+def write_scenes(out_dir: Path, decks: list[Deck], backs: list[np.ndarray], count: int, seed: int, size: int = 416,
+                 start: int = 0, distractor_share: float = 0.0) -> None:
+    """Write ``images/scene_NNNNNN.jpg`` and ``labels/scene_NNNNNN.txt``; existing files are kept (cache).
+
+    ``distractor_share`` of the scenes (chosen per scene from its own stream) also show things
+    that are not cards (:mod:`vision_models.distractors`; ``DISTRACTOR_SHARE`` there is the recipe's
+    share); 0 gives the scenes the shipped weights were trained on, byte for byte.
+    """
+    if not 0.0 <= distractor_share <= 1.0:
+        raise ValueError(f"distractor_share must be in [0, 1], got {distractor_share}")
     import cv2
 
     (out_dir / "images").mkdir(parents=True, exist_ok=True)
@@ -389,7 +412,9 @@ def write_scenes(out_dir: Path, decks: list[Deck], backs: list[np.ndarray], coun
         if label_file.exists():
             continue
         rng = np.random.default_rng([seed, i])
-        image, labels = render_scene(rng, decks, backs, size)
+        distractor_rng = np.random.default_rng([seed, i, DISTRACTOR_STREAM])
+        with_distractors = distractor_share > 0 and distractor_rng.random() < distractor_share
+        image, labels = render_scene(rng, decks, backs, size, distractor_rng=distractor_rng if with_distractors else None)
         cv2.imwrite(str(out_dir / "images" / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
         label_file.write_text("\n".join(yolo_lines(labels, size, size)) + ("\n" if labels else ""))
 

@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from vision_models.distractors import DISTRACTOR_SHARE
+
 ROOT = Path(__file__).resolve().parent.parent
 VAR = ROOT / "var"
 RUNS = VAR / "runs"
@@ -250,6 +252,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tag", default="main", help="run name suffix under var/runs/ (e.g. 'smoke')")
     parser.add_argument("--scenes", type=int, default=1500, help="synthetic detector training scenes")
     parser.add_argument("--val-scenes", type=int, default=200)
+    parser.add_argument("--distractor-share", type=float, nargs="?", const=DISTRACTOR_SHARE, default=0.0,
+                    help="share of scenes that also show unlabelled chips, coins, dice, phones, fanned strips "
+                         f"(vision_models.distractors; alone: DISTRACTOR_SHARE = {DISTRACTOR_SHARE}, the next run's recipe; "
+                         "default 0: the shipped weights' scenes)")
     parser.add_argument("--crop-variants", type=int, default=8, help="synthetic crops per (deck, card, corner)")
     parser.add_argument("--none-crops", type=int, default=4000)
     parser.add_argument("--real-variants", type=int, default=2, help="crops per real training label")
@@ -281,7 +287,8 @@ def main(argv: list[str] | None = None) -> None:
 
     if not args.skip_data:
         artwork.install()
-        datasets.build_detect(args.seed, args.scenes, args.val_scenes, real=not args.no_real)
+        datasets.build_detect(args.seed, args.scenes, args.val_scenes, real=not args.no_real,
+                              distractor_share=args.distractor_share)
         datasets.build_classify(args.seed, args.crop_variants, args.none_crops, args.real_variants, real=not args.no_real)
     data_seconds = round(time.time() - started)
     print(f"[train] data ready in {data_seconds} s", flush=True)

@@ -182,6 +182,7 @@ class ImageScore:
     misses: list[str] = field(default_factory=list)
     false_positives: list[str] = field(default_factory=list)
     ms: float = 0.0
+    false_positive_rows: list[int] = field(default_factory=list)   # which of the predictions they were
 
     @property
     def errors(self) -> int:
@@ -211,6 +212,7 @@ def score_image(image: str, truth: list[TruthCard], predicted: Detections) -> Im
                 score.confusions.append((truth[t].code, predicted.codes[p]))
     score.misses = sorted(truth[t].code for t in free_t)
     score.false_positives = sorted(predicted.codes[p] for p in free_p)
+    score.false_positive_rows = sorted(free_p)
     return score
 
 
