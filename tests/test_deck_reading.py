@@ -1,6 +1,7 @@
 """Reading with a learned deck: ink colours tell apart cards printed alike but for the colour, and the learned back judges face-down boxes."""
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -90,3 +91,30 @@ def test_with_a_learned_back_a_strip_of_that_back_is_a_face_down_card_and_withou
     # a strip of another colour (a fanned face's white edge) is no back of this deck
     frame[100:130, 100:300] = (235, 235, 235)
     assert backs(detector.with_deck(with_back)) == []
+
+
+def _patterned_back() -> np.ndarray:
+    """A back scan: fine red and white diamonds inside a white border (colours a camera blends)."""
+    back = np.full((350, 250, 3), 245, np.uint8)
+    yy, xx = np.mgrid[0:310, 0:210]
+    diamonds = ((xx // 6 + yy // 6) % 2 == 0)
+    inner = back[20:330, 20:230]
+    inner[diamonds] = (40, 30, 190)
+    inner[~diamonds] = (235, 235, 245)
+    return back
+
+
+def test_a_back_learned_from_a_clean_scan_knows_the_back_as_a_table_camera_sees_it():
+    """Small (a card 60 px wide), dimmer and noisy: the scan's pattern blends into one pinkish red
+    (one histogram of the clean scan put this view just beyond BACK_MAX_DISTANCE)."""
+    from companion.vision.deckprofile import DeckProfile, _back_scan_histograms
+
+    scan = _patterned_back()
+    profile = DeckProfile("scan", ("AS",), np.eye(1, 4, dtype=np.float32), np.mean(_back_scan_histograms(scan), 0))
+    table = np.full((300, 300, 3), (60, 110, 50), np.uint8)
+    small = cv2.resize(scan, (60, 84), interpolation=cv2.INTER_AREA)
+    seen = np.clip(small.astype(np.float32) * 0.75 + np.random.default_rng(1).normal(0, 6, small.shape), 0, 255)
+    table[100:184, 100:160] = seen.astype(np.uint8)
+    assert profile.is_back(table, (100, 100, 160, 184))
+    table[100:184, 100:160] = (200, 120, 30)        # a blue chip stack or phone case the same size
+    assert not profile.is_back(table, (100, 100, 160, 184))

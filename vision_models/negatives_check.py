@@ -201,8 +201,7 @@ def learned_deck(detector, deck_name: str, source: str):
 
     store = DeckStore(CHECK_DIR / "data")
     name = f"{deck_name}-{source}"
-    if store.exists(name):
-        return store.load(name)
+    # learned afresh every run (a few seconds): a kept profile would hide a change to the learning code
     deck_dir = render_deck(deck_name, ARTWORK_DIR)
     if source == "photo":
         spread = NEGATIVES_DIR / deck_name / "learn" / "spread-0.jpg"      # deck_check's first spread
@@ -217,7 +216,7 @@ def learned_deck(detector, deck_name: str, source: str):
         result = learn_from_folder(detector, deck_dir, name)
     if result.profile is None or not result.complete:
         raise SystemExit(f"{deck_name}: not learned from its {source}: {'; '.join(result.problems)}")
-    store.save(result.profile)
+    store.save(result.profile, replace=True)
     return result.profile
 
 
