@@ -101,6 +101,17 @@ def test_a_card_turned_under_a_hand_keeps_its_face_though_its_back_is_read_a_lit
     assert table.events[-1].face == "5H" and len(table.tracker.tracks) == 1
 
 
+def test_a_card_half_turned_shows_its_face_and_its_back_in_one_frame_and_is_turned():
+    """The tigullio Chosen recording's chip: the turning hand's last frame that shows the 5H index
+    also shows the card's back (a learned deck's back threshold is lower); then only the back."""
+    table = Table(remove_after_seconds=2.0)
+    table.frames(1.0, [("5H", (50, 50))])
+    table.frames(0.1, [("5H", (50, 50), 0.5), ("BACK", (52, 51), 0.45)])
+    table.frames(1.5, [("BACK", (51, 50), 0.9)])
+    assert table.types() == [("placed", "5H", "left"), ("turned", "BACK", "left")]
+    assert table.events[-1].face == "5H" and len(table.tracker.tracks) == 1
+
+
 def test_a_back_read_beside_a_card_still_read_as_itself_is_a_question():
     table = Table(remove_after_seconds=2.0)
     table.frames(1.0, [("5H", (50, 50))])
