@@ -164,3 +164,5 @@ def test_a_card_read_as_surely_as_a_learned_decks_detector_asks_is_no_question(d
     frame = np.full((480, 640, 3), 90, np.uint8)
     events = [e for k in range(40) for e in pipeline.process(k * 0.1, frame).table_events]
     assert [e.type for e in events] == [expected]
+    # a settled face read as another still needs the general models' sureness
+    assert pipeline.tracker.config.sure_for_change("BJ", "SJ") == 0.6

@@ -120,6 +120,17 @@ def test_a_back_read_beside_a_card_still_read_as_itself_is_a_question():
     assert [(t.code, t.face) for t in table.tracker.cards] == [("5H", None)]
 
 
+def test_a_weak_reading_turns_a_card_up_but_does_not_swap_its_face():
+    """As with a learned deck: readings as sure as its detector place and turn cards, but a settled
+    face flipping to another (3C read as 3S) needs the general sureness, else it is asked about."""
+    table = Table(sure_confidence=0.25, sure_swap_confidence=0.6)
+    table.frames(1.0, [("3C", (50, 50), 0.4), ("BACK", (150, 50), 0.9)])
+    table.frames(1.5, [("3S", (50, 50), 0.4), ("AC", (150, 50), 0.4)])
+    assert table.types() == [("placed", "3C", "left"), ("placed", "BACK", "right"), ("question", "3S", "left"),
+                             ("turned", "AC", "right")]
+    assert [t.code for t in table.tracker.cards] == ["3C", "AC"]
+
+
 def test_a_different_face_turning_up_is_questioned():
     table = Table()
     table.frames(1.0, [("QS", (50, 50))]).frames(1.5, [("BACK", (50, 50))]).frames(1.5, [("QH", (50, 50))])

@@ -141,13 +141,15 @@ def sure_as_the_detector(tracker: TrackerConfig, detector) -> TrackerConfig:
     indices, its back's colours boxes that are no back), so the deck's own cards score below the
     general levels and would each be asked about: the tigullio deck's joker, whose index is a star,
     scores 0.53-0.60 as an index and read as BJ at 0.57-0.60 on the Chosen recording (seed 1), a
-    question on every frame it settled in, and the chosen card never entered the game.
+    question on every frame it settled in, and the chosen card never entered the game. A settled
+    face read as another face still needs the general level (``TrackerConfig.sure_swap_confidence``).
     """
     if getattr(detector, "deck", None) is None:
         return tracker
     face = max(tracker.min_confidence, min(tracker.sure_confidence, float(detector.conf)))
     back = max(tracker.min_confidence, min(tracker.sure_back_confidence, float(detector.back_conf)))
-    return replace(tracker, sure_confidence=face, sure_back_confidence=back)
+    swap = tracker.sure_confidence if tracker.sure_swap_confidence is None else tracker.sure_swap_confidence
+    return replace(tracker, sure_confidence=face, sure_back_confidence=back, sure_swap_confidence=swap)
 
 
 class TablePipeline:
