@@ -142,3 +142,27 @@ def test_an_empty_printed_slot_is_not_a_card_back():
     paper[70:165:8, 222:298] = (200, 120, 100)
     assert not looks_like_its_surroundings(paper, back)
     assert not looks_like_its_surroundings(paper, (0, 0, 400, 300)), "a box filling the frame has no surroundings"
+
+
+@pytest.mark.parametrize("deck,expected", [(None, "question"), ("a learned deck", "placed")])
+def test_a_card_read_as_surely_as_a_learned_decks_detector_asks_is_no_question(deck, expected):
+    """A learned deck lowers the detector's thresholds (Detector.with_deck); the tigullio deck's
+    star-indexed joker read at 0.57 was asked about on every frame instead of entering the game."""
+    from companion.vision import Detections
+
+    class Reader:
+        conf, back_conf = (0.6, 0.4) if deck is None else (0.25, 0.25)
+
+        def __init__(self):
+            self.deck = deck
+
+        def __call__(self, frame):
+            box = np.array([[300, 200, 360, 290]], np.float32)
+            return Detections(box, [0.57], ("BJ",), np.array([[330, 245]], np.float32))
+
+    pipeline = build_pipeline("kingdoms", Reader(), {"players": ["Red", "Black"]}, mat="none")
+    frame = np.full((480, 640, 3), 90, np.uint8)
+    events = [e for k in range(40) for e in pipeline.process(k * 0.1, frame).table_events]
+    assert [e.type for e in events] == [expected]
+    # a settled face read as another still needs the general models' sureness
+    assert pipeline.tracker.config.sure_for_change("BJ", "SJ") == 0.6

@@ -101,12 +101,34 @@ def test_a_card_turned_under_a_hand_keeps_its_face_though_its_back_is_read_a_lit
     assert table.events[-1].face == "5H" and len(table.tracker.tracks) == 1
 
 
+def test_a_card_half_turned_shows_its_face_and_its_back_in_one_frame_and_is_turned():
+    """The tigullio Chosen recording's chip: the turning hand's last frame that shows the 5H index
+    also shows the card's back (a learned deck's back threshold is lower); then only the back."""
+    table = Table(remove_after_seconds=2.0)
+    table.frames(1.0, [("5H", (50, 50))])
+    table.frames(0.1, [("5H", (50, 50), 0.5), ("BACK", (52, 51), 0.45)])
+    table.frames(1.5, [("BACK", (51, 50), 0.9)])
+    assert table.types() == [("placed", "5H", "left"), ("turned", "BACK", "left")]
+    assert table.events[-1].face == "5H" and len(table.tracker.tracks) == 1
+
+
 def test_a_back_read_beside_a_card_still_read_as_itself_is_a_question():
     table = Table(remove_after_seconds=2.0)
     table.frames(1.0, [("5H", (50, 50))])
     table.frames(1.5, [("5H", (50, 50)), ("BACK", (58, 50))])
     assert [(e.type, e.details.get("kind")) for e in table.events[1:]] == [("question", "overlap")]
     assert [(t.code, t.face) for t in table.tracker.cards] == [("5H", None)]
+
+
+def test_a_weak_reading_turns_a_card_up_but_does_not_swap_its_face():
+    """As with a learned deck: readings as sure as its detector place and turn cards, but a settled
+    face flipping to another (3C read as 3S) needs the general sureness, else it is asked about."""
+    table = Table(sure_confidence=0.25, sure_swap_confidence=0.6)
+    table.frames(1.0, [("3C", (50, 50), 0.4), ("BACK", (150, 50), 0.9)])
+    table.frames(1.5, [("3S", (50, 50), 0.4), ("AC", (150, 50), 0.4)])
+    assert table.types() == [("placed", "3C", "left"), ("placed", "BACK", "right"), ("question", "3S", "left"),
+                             ("turned", "AC", "right")]
+    assert [t.code for t in table.tracker.cards] == ["3C", "AC"]
 
 
 def test_a_different_face_turning_up_is_questioned():

@@ -131,6 +131,27 @@ def skin_fraction(frame: np.ndarray, width: int = 160) -> float:
     return float(stats[1:, cv2.CC_STAT_AREA].max()) / mask.size
 
 
+def sure_as_the_detector(tracker: TrackerConfig, detector) -> TrackerConfig:
+    """The tracker's sure levels lowered to a learned deck's detector thresholds.
+
+    The tracker asks about a settled card whose readings' median confidence (detection x
+    classification) is below its sure levels, which are the general models' own thresholds (index
+    0.6, back 0.4): a reading surer than its detector needed is no doubt. A learned deck lowers
+    those thresholds (``Detector.with_deck``: its prototypes turn away boxes that hold none of its
+    indices, its back's colours boxes that are no back), so the deck's own cards score below the
+    general levels and would each be asked about: the tigullio deck's joker, whose index is a star,
+    scores 0.53-0.60 as an index and read as BJ at 0.57-0.60 on the Chosen recording (seed 1), a
+    question on every frame it settled in, and the chosen card never entered the game. A settled
+    face read as another face still needs the general level (``TrackerConfig.sure_swap_confidence``).
+    """
+    if getattr(detector, "deck", None) is None:
+        return tracker
+    face = max(tracker.min_confidence, min(tracker.sure_confidence, float(detector.conf)))
+    back = max(tracker.min_confidence, min(tracker.sure_back_confidence, float(detector.back_conf)))
+    swap = tracker.sure_confidence if tracker.sure_swap_confidence is None else tracker.sure_swap_confidence
+    return replace(tracker, sure_confidence=face, sure_back_confidence=back, sure_swap_confidence=swap)
+
+
 class TablePipeline:
     def __init__(self, binding: Binding, detector: Detector, layout: Layout | None = None,
                  config: PipelineConfig | None = None, lens: LensCalibration | None = None) -> None:
@@ -147,7 +168,7 @@ class TablePipeline:
             if self.layout is not None and self.config.mat != "none" else None
         self.units: str | None = None if self.locator else "px"   # "mm" on a mat, "px" without
         zone_of = binding.zones(self.layout if binding.needs_mat else None)
-        self.tracker = Tracker(zone_of, self.config.tracker)
+        self.tracker = Tracker(zone_of, sure_as_the_detector(self.config.tracker, detector))
         self.frames = 0
         self.started_at: float | None = None
         self.history: list[FrameResult] = []

@@ -34,6 +34,12 @@ class TrackerConfig:
     # A back names no face, so there is nothing to misread: the detector's own back threshold already
     # decided a card lies there face down, and the tracker asks only below that.
     sure_back_confidence: float = 0.4
+    # A settled face read as another face where it lies (a swap, or a misread of it) is believed only
+    # this surely (None: sure_confidence). A learned deck lowers sure_confidence to its detector's
+    # threshold (companion.table.pipeline.sure_as_the_detector) but not this: on the Dungeon
+    # recording drawn with the held-out tigullio deck its readings flipped settled cards 3C <-> 3S and
+    # AC <-> AS at medians of 0.36-0.49, and each flip became a removal and a placement.
+    sure_swap_confidence: float | None = None
     occlusion_visible_fraction: float = 0.5  # fewer known cards seen than this: the frame is occluded ...
     occlusion_min_cards: int = 3         # ... when at least this many are known (one card may simply be gone)
     copies: int = 1                      # copies of each face in play (decks); BACK is unlimited
@@ -42,13 +48,21 @@ class TrackerConfig:
         """The median confidence below which a settled reading of ``code`` is asked about."""
         return self.sure_back_confidence if code == "BACK" else self.sure_confidence
 
+    def sure_for_change(self, previous: str | None, code: str) -> float:
+        """The median confidence below which a settled card's change from ``previous`` to ``code`` is asked about."""
+        if "BACK" in (previous, code) or self.sure_swap_confidence is None:
+            return self.sure_for(code)
+        return self.sure_swap_confidence
+
     def __post_init__(self) -> None:
         for name in ("settle_seconds", "remove_after_seconds", "forget_candidate_seconds", "match_distance"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"tracker setting {name} must be positive, got {getattr(self, name)}")
         if self.remove_after_frames < 1:
             raise ValueError("remove_after_frames must be at least 1")
-        for name in ("sure_confidence", "sure_back_confidence"):
+        for name in ("sure_confidence", "sure_back_confidence", "sure_swap_confidence"):
+            if name == "sure_swap_confidence" and self.sure_swap_confidence is None:
+                continue
             if not 0 <= self.min_confidence <= getattr(self, name) <= 1:
                 raise ValueError(f"need 0 <= min_confidence <= {name} <= 1")
         if self.copies < 1:
@@ -217,9 +231,12 @@ class Tracker:
         occupant = self._settled_near(track.position, exclude=track)
         if occupant is not None and occupant.code != code:
             read_as_itself = max((s.time for s in occupant.sightings if s.code == occupant.code), default=-math.inf)
-            if "BACK" in (code, occupant.code) and read_as_itself < track.first_seen:
+            if "BACK" in (code, occupant.code) and read_as_itself <= track.first_seen:
                 # nothing has read the card that lay here as itself since this reading began: it is that
-                # card turned over, which its own track tells (keeping its face), not a second card
+                # card turned over, which its own track tells (keeping its face), not a second card. The
+                # frame the reading began may still show the face: a card half turned by the hand shows
+                # both (a learned deck's lower back threshold finds its back then; the Chosen recording
+                # drawn with the held-out tigullio deck read its 5H chip as 5H and as a back at 1.75 s)
                 self._absorb(occupant, track)
                 return []
             return self._ask(track, time, "overlap", f"the card here reads as {occupant.code} and as {code}: "
@@ -338,7 +355,7 @@ class Tracker:
             track.pending_code = None
         if changed:
             track.pending_code = None
-            if confidence < cfg.sure_for(code):
+            if confidence < cfg.sure_for_change(track.code, code):
                 events += self._ask(track, time, f"unsure:{code}", f"did {track.code} become {code}? the camera is only "
                                     f"{confidence:.0%} sure", {"guess": code, "confidence": round(confidence, 3)}, track.zone)
             elif code == "BACK" or track.code == "BACK":
