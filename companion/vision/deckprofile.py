@@ -34,7 +34,14 @@ import numpy as np
 
 from companion.cards import CLASS_NAMES
 from companion.vision.deck_folder import art_index_fractions, card_images
-from companion.vision.grouping import ROTATIONS, IndexReading, choose_pairs, rotate_clockwise
+from companion.vision.grouping import (
+    MIN_SPAN,
+    OPPOSITE_CORNER_SIZE_RATIO,
+    ROTATIONS,
+    IndexReading,
+    choose_pairs,
+    rotate_clockwise,
+)
 
 DATA_ENV = "COMPANION_DATA"
 DEFAULT_DATA_DIR = "companion-data"     # the folder `companion serve` uses when given none
@@ -73,6 +80,26 @@ LEARN_INDEX_CONF = 0.3
 SCAN_CARD_HEIGHTS = (300, 220, 380, 160)
 # A face-down card in a learning photo is taken as the deck's back only when this sure.
 LEARN_BACK_CONF = 0.6
+# Two copies of one card in a photo of "each card once" (``_two_copies``). An index reads a code
+# strongly when the classifier, at the turn it reads best, gives that code at least
+# STRONG_READING_PROB and beats its second guess by CLEAR_READING_MARGIN nats. Strong readings of one
+# code are one card when the grouping joined them (a card's two corners, 2-6.5 index sizes apart)
+# or lie closer than ONE_CARD_SPAN index sizes (a second box on one corner); otherwise two cards.
+# The copy must be of one size with the first (COPY_SIZE_RATIO, as grouping's one-card corners: a box
+# in a court card's art is smaller) and the assignment must have had no likely place for it: left
+# out, pushed UNLIKELY_PLACE_COST nats below its strong code (no likelier than leaving it out: the
+# drawn deck's 8C, read 8S at 0.97 at both corners, fills the 8C hole 3.25 nats below), or on the
+# code's second-corner place while a code of the deck went unplaced. Measured with ``python -m vision_models.deck_copies
+# lattmann tigullio neoclassical_4_color plastic`` (EVALUATION.md, held-out decks): of 12 normal
+# whole-deck photos none flagged as JPEG, 1 as drawn (it also missed a card, so it was not saved
+# either way); of 12 with one card replaced by a second copy of another, 12 (JPEG) and 11 (as
+# drawn) named the copy. ONE_CARD_SPAN 2 and 4 gave the same; the grouping's 6.5 named 7 of 12
+# (copies a row or a column apart taken for one card); UNLIKELY_PLACE_COST 3-7 the same.
+STRONG_READING_PROB = 0.9
+CLEAR_READING_MARGIN = 3.0
+ONE_CARD_SPAN = MIN_SPAN
+UNLIKELY_PLACE_COST = UNPLACED_COST
+COPY_SIZE_RATIO = OPPOSITE_CORNER_SIZE_RATIO
 
 
 def default_data_dir(data: str | os.PathLike | None = None) -> Path:
@@ -221,9 +248,7 @@ class DeckStore:
     def load(self, name: str) -> DeckProfile:
         folder = self.path(name)
         if not (folder / "profile.json").is_file():
-            known = self.names()
-            raise ValueError(f"no deck named {name!r} in {self.root}"
-                             + (f" (known: {', '.join(known)})" if known else " (none learned yet: companion deck learn)"))
+            raise self._no_such(name)
         try:
             meta = json.loads((folder / "profile.json").read_text())
             with np.load(folder / "prototypes.npz") as arrays:
@@ -235,8 +260,13 @@ class DeckStore:
 
     def remove(self, name: str) -> None:
         if not self.exists(name):
-            raise ValueError(f"no deck named {name!r} in {self.root}")
+            raise self._no_such(name)
         shutil.rmtree(self.path(name))
+
+    def _no_such(self, name: str) -> ValueError:
+        known = self.names()
+        return ValueError(f"no deck named {name!r} in {self.root}"
+                          + (f" (known: {', '.join(known)})" if known else " (none learned yet: companion deck learn)"))
 
 
 def load_deck(name: str | None, data_dir: str | os.PathLike | None = None) -> DeckProfile | None:
@@ -432,6 +462,103 @@ def _assign(costs: np.ndarray, fixed: dict[int, str], lone: np.ndarray | None = 
     return placed, margins
 
 
+def _strong_code(reading: _PhotoReading, k: int) -> int | None:
+    """The code column index ``k`` reads strongly at the turn it reads best (see STRONG_READING_PROB), else None."""
+    turns = reading.turns[k]
+    rotation = reading.readings[k].rotation
+    if rotation not in turns:
+        return None
+    probs = reading.probabilities[k][turns.index(rotation)]
+    faces = probs[:len(DECK_CODES)]
+    column = int(faces.argmax())
+    others = np.delete(probs, column)
+    second = float(others.max()) if len(others) else 0.0
+    if faces[column] < STRONG_READING_PROB or np.log(faces[column] / max(second, 1e-6)) < CLEAR_READING_MARGIN:
+        return None
+    return column
+
+
+def _cards_by_code(reading: _PhotoReading, groups: list[list[int]]) -> dict[int, list[list[int]]]:
+    """Per code column, the physical cards that read it strongly, each as its readings' indices.
+
+    ``groups`` are the grouping's cards (pairs and lone readings, before any split): readings it
+    joined are one card; other strong readings of one code are one card when within
+    ``ONE_CARD_SPAN`` index sizes of each other (one card's two corners the grouping did not pair,
+    or a second box on one corner).
+    """
+    strong = {k: c for k in range(len(reading.readings)) if (c := _strong_code(reading, k)) is not None}
+    parent = {k: k for k in strong}
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            k = parent[k]
+        return k
+
+    for group in groups:
+        members = [k for k in group if k in strong]
+        for k in members[1:]:
+            if strong[k] == strong[members[0]]:
+                parent[root(k)] = root(members[0])
+    for a in strong:
+        for b in strong:
+            if a < b and strong[a] == strong[b]:
+                ra, rb = reading.readings[a], reading.readings[b]
+                if float(np.linalg.norm(ra.center - rb.center)) <= ONE_CARD_SPAN * (ra.scale + rb.scale) / 2:
+                    parent[root(b)] = root(a)
+    cards: dict[int, dict[int, list[int]]] = {}
+    for k, column in strong.items():
+        cards.setdefault(column, {}).setdefault(root(k), []).append(k)
+    return {column: sorted(found.values()) for column, found in cards.items()}
+
+
+def _index_size(read: list[_PhotoReading], cards: list[LearnedCard], numbers: list[int]) -> float:
+    return float(np.median([read[cards[k].photo].readings[r].scale for k in numbers for r in cards[k].readings]))
+
+
+def _two_copies(read: list[_PhotoReading], cards: list[LearnedCard], costs: list[np.ndarray], group: list[int],
+                corrections: dict[int, str]) -> list[tuple[str, list[int]]]:
+    """Codes that two physical cards of ``group`` read strongly where one deck holds one: (code, card numbers).
+
+    The classifier is sometimes sure and wrong on a deck it never saw, so a strong reading alone
+    proves nothing: a card of a code read strongly elsewhere that the assignment placed on a likely
+    other code is a misread. It is a second copy when, of one size with the first (a second copy
+    lies on the table like the first; a box in a court card's art is smaller), it was left
+    unplaced or pushed onto an unlikely code (``UNLIKELY_PLACE_COST``), or it took the code's
+    second-corner place far from the first card while some code of the deck went unplaced (the
+    card the copy replaced). Jokers are left out: many decks print two alike. A card the player
+    named settles its code.
+    """
+    number = {(cards[k].photo, r): k for k in group for r in cards[k].readings}
+    claims: dict[int, list[list[int]]] = {}
+    for photo in sorted({cards[k].photo for k in group}):
+        unsplit, _, _ = _cards_of_photo(photo, read[photo])
+        for column, found in _cards_by_code(read[photo], [c.readings for c in unsplit]).items():
+            for readings in found:
+                numbers = sorted({number[(photo, r)] for r in readings if (photo, r) in number})
+                if numbers:
+                    claims.setdefault(column, []).append(numbers)
+    placed_codes = {cards[k].code for k in group}
+    something_missing = any(c not in placed_codes for c in STANDARD_CODES)
+    out = []
+    for column, found in sorted(claims.items()):
+        code = DECK_CODES[column]
+        if code in JOKERS or len(found) < 2 or any(k in corrections for numbers in found for k in numbers):
+            continue
+        holding = [numbers for numbers in found if any(cards[k].code == code for k in numbers)]
+        if not holding:
+            continue
+        size = _index_size(read, cards, holding[0])
+        sizes = {tuple(numbers): _index_size(read, cards, numbers) for numbers in found}
+        alike = {key for key, other in sizes.items() if max(other, size) <= COPY_SIZE_RATIO * min(other, size)}
+        pushed = [numbers for numbers in found if numbers not in holding and tuple(numbers) in alike and all(
+            cards[k].code is None
+            or costs[k][DECK_CODES.index(cards[k].code)] - costs[k][column] >= UNLIKELY_PLACE_COST for k in numbers)]
+        twice = [numbers for numbers in holding[1:] if tuple(numbers) in alike] if something_missing else []
+        if pushed or twice:
+            out.append((code, sorted(numbers[0] for numbers in holding[:1] + twice + pushed)))
+    return out
+
+
 def _pairs_to_split(read: list[_PhotoReading], parts: bool) -> list[set[tuple[int, ...]]]:
     """Pairs the grouping made that the assignment cannot place as one card: two neighbours' indices.
 
@@ -456,12 +583,22 @@ def _pairs_to_split(read: list[_PhotoReading], parts: bool) -> list[set[tuple[in
     return split
 
 
+def read_photos(detector, photos: list[tuple[str, np.ndarray]]) -> list[_PhotoReading]:
+    """What the detector and classifier see in learning photos (the slow part of learning)."""
+    if detector.conf > LEARN_INDEX_CONF:
+        detector = copy.copy(detector)
+        detector.conf = LEARN_INDEX_CONF
+    return [_read_photo(detector, frame) for _, frame in photos]
+
+
 def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str, parts: bool = False,
-                      corrections: dict[int, str] | None = None) -> LearnResult:
+                      corrections: dict[int, str] | None = None,
+                      readings: list[_PhotoReading] | None = None) -> LearnResult:
     """Learn a deck from photos of it, every card face up once per photo (or once over all photos: ``parts``).
 
     ``corrections`` names cards by their number in an earlier result's ``cards`` (the same photos in
-    the same order give the same numbering): those are placed as told.
+    the same order give the same numbering): those are placed as told. ``readings``: the photos'
+    :func:`read_photos` from before, to learn again without reading them again.
     """
     DeckStore.check_name(name)
     if not photos:
@@ -471,10 +608,7 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
     for code in corrections.values():
         if code not in DECK_CODES:
             raise ValueError(f"{code!r} is not a card code (e.g. AS, 10H, QD, BJ)")
-    if detector.conf > LEARN_INDEX_CONF:
-        detector = copy.copy(detector)
-        detector.conf = LEARN_INDEX_CONF
-    read = [_read_photo(detector, frame) for _, frame in photos]
+    read = readings if readings is not None else read_photos(detector, photos)
     problems: list[str] = []
     cards: list[LearnedCard] = []
     costs: list[np.ndarray] = []
@@ -510,6 +644,10 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
             cards[k].sure = bool(cards[k].code is not None and margins[local] >= SURE_MARGIN)
             if k in corrections:
                 cards[k].sure = True
+        for code, numbers in _two_copies(read, cards, costs, group, corrections):
+            problems.append(f"{label}: two copies of {code}? (cards {' and '.join(f'#{k}' for k in numbers)}) — "
+                            "photograph one deck, each card once (or name the card that is not "
+                            f"{code} with --set NUMBER=CODE)")
     # Each photo of a whole deck (or the photos together, with parts) must account for every card;
     # with several whole-deck photos a card placed surely in one of them is learned, so what one
     # photo missed or was unsure of only blocks when no photo placed it surely.

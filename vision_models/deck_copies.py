@@ -1,0 +1,85 @@
+"""The "two copies of a card" check of deck learning: how often a normal whole-deck photo is flagged,
+and how often a photo with one card replaced by a second copy of another names that copy.
+
+    python -m vision_models.deck_copies lattmann tigullio neoclassical_4_color plastic
+
+For each held-out deck (artwork rendered by ``vision_models.artwork`` into ``var/artwork/<deck>``) it
+renders whole-deck spreads (``vision_models.deck_scenes.spread_photo``, seeds 0..N-1) and the same
+spreads with one card replaced by a second copy of another (a seeded draw), stored as JPEG (quality
+90, as ``deck_scenes`` writes them; ``--lossless``: as drawn), learns each alone
+(``companion deck learn``'s code path), and counts the "two copies of X?" problems. With ``--span``
+it tries several ``deckprofile.ONE_CARD_SPAN`` values on the same readings (the detector runs once),
+with ``--unlikely`` several ``UNLIKELY_PLACE_COST``.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+
+import cv2
+import numpy as np
+
+from vision_models.artwork import ARTWORK_DIR, render_deck
+
+
+def _copied(problems: list[str]) -> set[str]:
+    return {p.split("two copies of ", 1)[1].split("?", 1)[0] for p in problems if "two copies of " in p}
+
+
+def main(argv: list[str] | None = None) -> None:
+    from companion.cards import CLASS_NAMES
+    from companion.synthetic.deck import ArtDeck
+    from companion.vision import Detector
+    from companion.vision import deckprofile
+    from vision_models.deck_scenes import spread_photo
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("decks", nargs="+")
+    parser.add_argument("--spreads", type=int, default=3, help="photos per deck, each normal and with a copy (default 3)")
+    parser.add_argument("--span", type=float, nargs="+", default=[deckprofile.ONE_CARD_SPAN],
+                        help="ONE_CARD_SPAN values to try (index sizes)")
+    parser.add_argument("--unlikely", type=float, nargs="+", default=[deckprofile.UNLIKELY_PLACE_COST],
+                        help="UNLIKELY_PLACE_COST values to try (nats)")
+    parser.add_argument("--lossless", action="store_true", help="the rendered photos as drawn, not as JPEG (quality 90)")
+    args = parser.parse_args(argv)
+    detector = Detector.load(tile="auto")
+    photos = []      # (deck, seed, copied code or None, readings)
+    for deck in args.decks:
+        art = ArtDeck(render_deck(deck, ARTWORK_DIR))
+        for seed in range(args.spreads):
+            gone, copied = (str(c) for c in np.random.default_rng(100 + seed).choice(CLASS_NAMES[:52], 2, replace=False))
+            for second_copy in (None, (gone, copied)):
+                image, _ = spread_photo(art, seed, second_copy=second_copy)
+                if not args.lossless:     # stored as deck_scenes.write stores its spreads (and a phone its photos)
+                    image = cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1], cv2.IMREAD_COLOR)
+                readings = deckprofile.read_photos(detector, [("spread", image)])
+                photos.append((deck, seed, second_copy and second_copy[1], readings))
+    defaults = deckprofile.ONE_CARD_SPAN, deckprofile.UNLIKELY_PLACE_COST
+    print("| ONE_CARD_SPAN | UNLIKELY_PLACE_COST | normal photos flagged | of them kept from saving | "
+          "photos with a copy | copy named | another code named too |")
+    print("|---|---|---|---|---|---|---|")
+    for span, unlikely in itertools.product(args.span, args.unlikely):
+        deckprofile.ONE_CARD_SPAN, deckprofile.UNLIKELY_PLACE_COST = span, unlikely
+        flagged = blocked = named = also = 0
+        for deck, seed, copied, readings in photos:
+            problems = deckprofile.learn_from_photos(detector, [("spread", None)], "check", readings=readings).problems
+            found = _copied(problems)
+            if copied is None:
+                flagged += bool(found)
+                # kept from saving by this rule alone: every problem the photo has is a "two copies"
+                blocked += bool(found) and all("two copies of " in p for p in problems)
+                if found:
+                    print(f"  {deck} spread {seed}: flagged {sorted(found)}; its other problems: "
+                          f"{[p for p in problems if 'two copies of ' not in p]}")
+            else:
+                named += copied in found
+                also += bool(found - {copied})
+                if found != {copied}:
+                    print(f"  {deck} spread {seed} with a second {copied}: named {sorted(found) or 'nothing'}")
+        normal = sum(1 for p in photos if p[2] is None)
+        print(f"| {span:g} | {unlikely:g} | {flagged} of {normal} | {blocked} | {len(photos) - normal} | {named} | {also} |", flush=True)
+    deckprofile.ONE_CARD_SPAN, deckprofile.UNLIKELY_PLACE_COST = defaults
+
+
+if __name__ == "__main__":
+    main()
