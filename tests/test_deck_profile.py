@@ -7,7 +7,7 @@ import re
 import cv2
 import numpy as np
 import pytest
-from helpers.decks import corrupt_images, second_copy_spread
+from helpers.decks import corrupt_images, second_copy_spread, spread
 from helpers.decks import saved_decks as _saved
 
 from companion.cli import main
@@ -262,6 +262,11 @@ def test_two_copies_of_a_card_are_named_and_nothing_is_saved_until_the_player_se
     settled = learn_from_photos(detector, [("deal.png", image)], "drawn", corrections={int(copies[2]): "7H"},
                                 readings=readings)
     assert not any("two copies" in p for p in settled.problems)
+    # a whole deck and a second queen of spades dealt after it: nothing is missing, still two queens
+    codes = list(DECK_CODES) + ["QS"]
+    extra, _ = spread(codes)
+    result = learn_from_photos(detector, [("plus.png", extra)], "drawn")
+    assert any(p.startswith("plus.png: two copies of QS? (cards #") for p in result.problems), result.problems
 
 
 def test_table_run_and_serve_take_a_learned_deck_and_refuse_an_unknown_one(learned, tmp_path, capsys):
@@ -299,13 +304,13 @@ def test_a_learned_back_keeps_boxes_of_its_colours_and_drops_others():
 
 
 def test_with_parts_two_photos_of_half_a_deck_make_a_deck_and_without_they_do_not():
-    from helpers.decks import CARD_H, CARD_W, spread as _spread
+    from helpers.decks import CARD_H, CARD_W
 
     from companion.vision import Detector
     from companion.vision.deckprofile import learn_from_photos
 
     halves = [list(DECK_CODES[:27]), list(DECK_CODES[27:])]
-    photos, truths = zip(*(_spread(half) for half in halves))
+    photos, truths = zip(*(spread(half) for half in halves))
     labelled = [(f"half{n}.png", image) for n, image in enumerate(photos)]
     detector = Detector.load(tile="auto")
     alone = learn_from_photos(detector, labelled, "halves")

@@ -4,8 +4,9 @@ and how often a photo with one card replaced by a second copy of another names t
     python -m vision_models.deck_copies lattmann tigullio neoclassical_4_color plastic
 
 For each held-out deck (artwork rendered by ``vision_models.artwork`` into ``var/artwork/<deck>``) it
-renders whole-deck spreads (``vision_models.deck_scenes.spread_photo``, seeds 0..N-1) and the same
-spreads with one card replaced by a second copy of another (a seeded draw), stored as JPEG (quality
+renders whole-deck spreads (``vision_models.deck_scenes.spread_photo``, seeds 0..N-1), the same
+spreads with one card replaced by a second copy of another (a seeded draw) and with that second copy
+dealt after the whole deck, stored as JPEG (quality
 90, as ``deck_scenes`` writes them; ``--lossless``: as drawn), learns each alone
 (``companion deck learn``'s code path), and counts the "two copies of X?" problems. With ``--span``
 it tries several ``deckprofile.ONE_CARD_SPAN`` values on the same readings (the detector runs once),
@@ -43,41 +44,42 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lossless", action="store_true", help="the rendered photos as drawn, not as JPEG (quality 90)")
     args = parser.parse_args(argv)
     detector = Detector.load(tile="auto")
-    photos = []      # (deck, seed, copied code or None, readings)
+    photos = []      # (deck, seed, kind, copied code or None, readings)
     for deck in args.decks:
         art = ArtDeck(render_deck(deck, ARTWORK_DIR))
         for seed in range(args.spreads):
             gone, copied = (str(c) for c in np.random.default_rng(100 + seed).choice(CLASS_NAMES[:52], 2, replace=False))
-            for second_copy in (None, (gone, copied)):
+            for kind, second_copy in (("normal", None), ("replaced", (gone, copied)), ("extra", (None, copied))):
                 image, _ = spread_photo(art, seed, second_copy=second_copy)
                 if not args.lossless:     # stored as deck_scenes.write stores its spreads (and a phone its photos)
                     image = cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1], cv2.IMREAD_COLOR)
                 readings = deckprofile.read_photos(detector, [("spread", image)])
-                photos.append((deck, seed, second_copy and second_copy[1], readings))
+                photos.append((deck, seed, kind, second_copy and second_copy[1], readings))
     defaults = deckprofile.ONE_CARD_SPAN, deckprofile.UNLIKELY_PLACE_COST
-    print("| ONE_CARD_SPAN | UNLIKELY_PLACE_COST | normal photos flagged | of them kept from saving | "
-          "photos with a copy | copy named | another code named too |")
+    print("| ONE_CARD_SPAN | UNLIKELY_PLACE_COST | normal photos flagged | of them kept from saving by it alone | "
+          "one card replaced by a copy: copy named | a copy added: copy named | a code named wrongly too |")
     print("|---|---|---|---|---|---|---|")
     for span, unlikely in itertools.product(args.span, args.unlikely):
         deckprofile.ONE_CARD_SPAN, deckprofile.UNLIKELY_PLACE_COST = span, unlikely
-        flagged = blocked = named = also = 0
-        for deck, seed, copied, readings in photos:
+        counts = {"flagged": 0, "blocked": 0, "replaced": 0, "extra": 0, "wrong": 0}
+        for deck, seed, kind, copied, readings in photos:
             problems = deckprofile.learn_from_photos(detector, [("spread", None)], "check", readings=readings).problems
             found = _copied(problems)
-            if copied is None:
-                flagged += bool(found)
+            if kind == "normal":
+                counts["flagged"] += bool(found)
                 # kept from saving by this rule alone: every problem the photo has is a "two copies"
-                blocked += bool(found) and all("two copies of " in p for p in problems)
+                counts["blocked"] += bool(found) and all("two copies of " in p for p in problems)
                 if found:
                     print(f"  {deck} spread {seed}: flagged {sorted(found)}; its other problems: "
-                          f"{[p for p in problems if 'two copies of ' not in p]}")
+                          f"{[p[:80] for p in problems if 'two copies of ' not in p]}")
             else:
-                named += copied in found
-                also += bool(found - {copied})
+                counts[kind] += copied in found
+                counts["wrong"] += bool(found - {copied})
                 if found != {copied}:
-                    print(f"  {deck} spread {seed} with a second {copied}: named {sorted(found) or 'nothing'}")
-        normal = sum(1 for p in photos if p[2] is None)
-        print(f"| {span:g} | {unlikely:g} | {flagged} of {normal} | {blocked} | {len(photos) - normal} | {named} | {also} |", flush=True)
+                    print(f"  {deck} spread {seed} with a second {copied} ({kind}): named {sorted(found) or 'nothing'}")
+        n = sum(1 for p in photos if p[2] == "normal")
+        print(f"| {span:g} | {unlikely:g} | {counts['flagged']} of {n} | {counts['blocked']} | {counts['replaced']} of {n} | "
+              f"{counts['extra']} of {n} | {counts['wrong']} of {2 * n} |", flush=True)
     deckprofile.ONE_CARD_SPAN, deckprofile.UNLIKELY_PLACE_COST = defaults
 
 

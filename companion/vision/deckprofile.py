@@ -19,6 +19,7 @@ deck's back (a chip, a phone, the strip of a fanned card) is dropped.
 """
 from __future__ import annotations
 
+import collections
 import copy
 import json
 import os
@@ -85,16 +86,18 @@ LEARN_BACK_CONF = 0.6
 # STRONG_READING_PROB and beats its second guess by CLEAR_READING_MARGIN nats. Strong readings of one
 # code are one card when the grouping joined them (a card's two corners, 2-6.5 index sizes apart)
 # or lie closer than ONE_CARD_SPAN index sizes (a second box on one corner); otherwise two cards.
-# The copy must be of one size with the first (COPY_SIZE_RATIO, as grouping's one-card corners: a box
-# in a court card's art is smaller) and the assignment must have had no likely place for it: left
-# out, pushed UNLIKELY_PLACE_COST nats below its strong code (no likelier than leaving it out: the
-# drawn deck's 8C, read 8S at 0.97 at both corners, fills the 8C hole 3.25 nats below), or on the
-# code's second-corner place while a code of the deck went unplaced. Measured with ``python -m vision_models.deck_copies
-# lattmann tigullio neoclassical_4_color plastic`` (EVALUATION.md, held-out decks): of 12 normal
-# whole-deck photos none flagged as JPEG, 1 as drawn (it also missed a card, so it was not saved
-# either way); of 12 with one card replaced by a second copy of another, 12 (JPEG) and 11 (as
-# drawn) named the copy. ONE_CARD_SPAN 2 and 4 gave the same; the grouping's 6.5 named 7 of 12
-# (copies a row or a column apart taken for one card); UNLIKELY_PLACE_COST 3-7 the same.
+# The copy must be of one size with the first (COPY_SIZE_RATIO, as grouping's one-card corners: a
+# box in a court card's art is smaller) and the assignment must have had no likely place for it:
+# left out or pushed UNLIKELY_PLACE_COST nats below its strong code (no likelier than leaving it
+# out: the drawn deck's 8C, read 8S at 0.97 at both corners, rightly fills the 8C hole 3.25 nats
+# below), or given the code's second-corner place although it is a whole card (both corners read),
+# or while a code of the deck went unplaced (the card the copy replaced), or while neither card is
+# sure. Measured with ``python -m vision_models.deck_copies lattmann tigullio neoclassical_4_color
+# plastic [--lossless]`` (EVALUATION.md, held-out decks, 12 spreads each way): normal photos
+# flagged 0 (as JPEG) and 2 (as drawn), none of them saveable without the rule either; one card
+# replaced by a copy: named 12 and 11; a copy added to the deck: 6 and 6. ONE_CARD_SPAN 2 and 4 gave
+# the same, the grouping's 6.5 named 7 replaced copies (copies a row or a column apart taken for one
+# card); UNLIKELY_PLACE_COST 3-7 the same.
 STRONG_READING_PROB = 0.9
 CLEAR_READING_MARGIN = 3.0
 ONE_CARD_SPAN = MIN_SPAN
@@ -530,6 +533,7 @@ def _two_copies(read: list[_PhotoReading], cards: list[LearnedCard], costs: list
     """
     number = {(cards[k].photo, r): k for k in group for r in cards[k].readings}
     claims: dict[int, list[list[int]]] = {}
+    whole: set[tuple[int, ...]] = set()     # two corners read strongly: a whole card, no other card's second corner
     for photo in sorted({cards[k].photo for k in group}):
         unsplit, _, _ = _cards_of_photo(photo, read[photo])
         for column, found in _cards_by_code(read[photo], [c.readings for c in unsplit]).items():
@@ -537,8 +541,10 @@ def _two_copies(read: list[_PhotoReading], cards: list[LearnedCard], costs: list
                 numbers = sorted({number[(photo, r)] for r in readings if (photo, r) in number})
                 if numbers:
                     claims.setdefault(column, []).append(numbers)
-    placed_codes = {cards[k].code for k in group}
-    something_missing = any(c not in placed_codes for c in STANDARD_CODES)
+                    if len(readings) >= 2:
+                        whole.add(tuple(numbers))
+    holders = collections.Counter(cards[k].code for k in group)
+    something_missing = any(c not in holders for c in STANDARD_CODES)
     out = []
     for column, found in sorted(claims.items()):
         code = DECK_CODES[column]
@@ -552,8 +558,11 @@ def _two_copies(read: list[_PhotoReading], cards: list[LearnedCard], costs: list
         alike = {key for key, other in sizes.items() if max(other, size) <= COPY_SIZE_RATIO * min(other, size)}
         pushed = [numbers for numbers in found if numbers not in holding and tuple(numbers) in alike and all(
             cards[k].code is None
-            or costs[k][DECK_CODES.index(cards[k].code)] - costs[k][column] >= UNLIKELY_PLACE_COST for k in numbers)]
-        twice = [numbers for numbers in holding[1:] if tuple(numbers) in alike] if something_missing else []
+            or costs[k][DECK_CODES.index(cards[k].code)] - costs[k][column] >= UNLIKELY_PLACE_COST
+            or (tuple(numbers) in whole and holders[cards[k].code] > 1) for k in numbers)]
+        twice = [numbers for numbers in holding[1:]
+                 if tuple(numbers) in alike and (something_missing or tuple(numbers) in whole or not any(
+                     cards[k].sure for k in numbers + holding[0]))]
         if pushed or twice:
             out.append((code, sorted(numbers[0] for numbers in holding[:1] + twice + pushed)))
     return out
