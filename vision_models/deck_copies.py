@@ -57,13 +57,15 @@ def main(argv: list[str] | None = None) -> None:
                 photos.append((deck, seed, kind, second_copy and second_copy[1], readings))
     defaults = deckprofile.ONE_CARD_SPAN, deckprofile.UNLIKELY_PLACE_COST
     print("| ONE_CARD_SPAN | UNLIKELY_PLACE_COST | normal photos flagged | of them kept from saving by it alone | "
-          "one card replaced by a copy: copy named | a copy added: copy named | a code named wrongly too |")
-    print("|---|---|---|---|---|---|---|")
+          "one card replaced by a copy: copy named | a copy added: copy named | a code named wrongly too | "
+          "photos with a copy saved all the same |")
+    print("|---|---|---|---|---|---|---|---|")
     for span, unlikely in itertools.product(args.span, args.unlikely):
         deckprofile.ONE_CARD_SPAN, deckprofile.UNLIKELY_PLACE_COST = span, unlikely
-        counts = {"flagged": 0, "blocked": 0, "replaced": 0, "extra": 0, "wrong": 0}
+        counts = {"flagged": 0, "blocked": 0, "replaced": 0, "extra": 0, "wrong": 0, "saved": 0}
         for deck, seed, kind, copied, readings in photos:
-            problems = deckprofile.learn_from_photos(detector, [("spread", None)], "check", readings=readings).problems
+            result = deckprofile.learn_from_photos(detector, [("spread", None)], "check", readings=readings)
+            problems = result.problems
             found = _copied(problems)
             if kind == "normal":
                 counts["flagged"] += bool(found)
@@ -74,12 +76,13 @@ def main(argv: list[str] | None = None) -> None:
                           f"{[p[:80] for p in problems if 'two copies of ' not in p]}")
             else:
                 counts[kind] += copied in found
+                counts["saved"] += result.complete          # a photo with a copy that would be saved all the same
                 counts["wrong"] += bool(found - {copied})
                 if found != {copied}:
                     print(f"  {deck} spread {seed} with a second {copied} ({kind}): named {sorted(found) or 'nothing'}")
         n = sum(1 for p in photos if p[2] == "normal")
         print(f"| {span:g} | {unlikely:g} | {counts['flagged']} of {n} | {counts['blocked']} | {counts['replaced']} of {n} | "
-              f"{counts['extra']} of {n} | {counts['wrong']} of {2 * n} |", flush=True)
+              f"{counts['extra']} of {n} | {counts['wrong']} of {2 * n} | {counts['saved']} of {2 * n} |", flush=True)
     deckprofile.ONE_CARD_SPAN, deckprofile.UNLIKELY_PLACE_COST = defaults
 
 
