@@ -11,8 +11,11 @@ is cut exactly as the classifier sees it, and the classifier's pooled features (
 before its last layer, exposed by :mod:`companion.vision.models`) describe it. A photo of a whole
 deck labels itself: each card appears once, so readings are assigned to codes under that constraint
 (SciPy's ``linear_sum_assignment``), and what the assignment cannot place surely is listed for the
-player to re-photograph or name. Reading with a deck compares each index with the deck's own
-prototypes (cosine similarity) instead of trusting the general classifier's verdict.
+player to re-photograph or name; a card in twice (two cards of one size reading one code surely,
+too far apart to be one card's corners, that the assignment cannot both place) is named, "two
+copies of QS?", and blocks saving like a missing card. Reading with a deck compares each index
+with the deck's own prototypes (cosine similarity) instead of trusting the general classifier's
+verdict.
 
 The back is kept as a hue/saturation histogram: a face-down box whose colours are far from the
 deck's back (a chip, a phone, the strip of a fanned card) is dropped.
