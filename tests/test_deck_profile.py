@@ -262,11 +262,36 @@ def test_two_copies_of_a_card_are_named_and_nothing_is_saved_until_the_player_se
     settled = learn_from_photos(detector, [("deal.png", image)], "drawn", corrections={int(copies[2]): "7H"},
                                 readings=readings)
     assert not any("two copies" in p for p in settled.problems)
+    # the second queen right beside the first (in KS's place) and right below it (10H's): a copy
+    # closer than one card's corners span, read the same way up, is not the first card's other corner
+    for gone in ("KS", "10H"):
+        near, _ = second_copy_spread(gone, "QS")
+        result = learn_from_photos(detector, [("near.png", near)], "drawn")
+        assert any(p.startswith("near.png: two copies of QS? (cards #") for p in result.problems), (gone, result.problems)
     # a whole deck and a second queen of spades dealt after it: nothing is missing, still two queens
     codes = list(DECK_CODES) + ["QS"]
     extra, _ = spread(codes)
     result = learn_from_photos(detector, [("plus.png", extra)], "drawn")
     assert any(p.startswith("plus.png: two copies of QS? (cards #") for p in result.problems), result.problems
+
+
+def test_a_copy_dealt_beside_or_below_its_card_in_overlapping_rows_is_named_and_a_normal_deal_is_not(tmp_path):
+    """Dealt in overlapping rows (most cards show one index), two copies a row or a column apart are
+    closer than one card's corners: the grouping joins them as one card, read the same way up."""
+    from companion.synthetic.deck import ArtDeck
+    from companion.vision import Detector
+    from companion.vision.deckprofile import learn_from_photos
+    from vision_models.deck_scenes import spread_photo
+
+    art = ArtDeck(_write_deck(tmp_path / "cards", list(DECK_CODES) + ["BACK"]))
+    detector = Detector.load(tile="auto")
+    normal, truth = spread_photo(art, 1)
+    order = [t["code"] for t in truth]          # 11 to a row
+    assert not any("two copies" in p for p in learn_from_photos(detector, [("deal.jpg", normal)], "rows").problems)
+    for gone in (order[14], order[24]):          # the card right of the 14th dealt, and the one below it
+        image, _ = spread_photo(art, 1, second_copy=(gone, order[13]))
+        problems = learn_from_photos(detector, [("deal.jpg", image)], "rows").problems
+        assert any(p.startswith(f"deal.jpg: two copies of {order[13]}? (card") for p in problems), (gone, problems)
 
 
 def test_table_run_and_serve_take_a_learned_deck_and_refuse_an_unknown_one(learned, tmp_path, capsys):

@@ -39,6 +39,7 @@ import numpy as np
 from companion.cards import CLASS_NAMES
 from companion.vision.deck_folder import art_index_fractions, card_images
 from companion.vision.grouping import (
+    DISAGREEING_BEARING_DEG,
     MIN_SPAN,
     OPPOSITE_CORNER_SIZE_RATIO,
     ROTATIONS,
@@ -484,6 +485,21 @@ def _strong_code(reading: _PhotoReading, k: int) -> int | None:
     return column
 
 
+def _corners_of_one_card(a: IndexReading, b: IndexReading) -> bool:
+    """Whether two readings the grouping joined can be one card's two corners, not two cards lying alike.
+
+    Read the same way up, one of them is misread by half a turn; one card's other corner then lies
+    along the card's diagonal from either (within ``DISAGREEING_BEARING_DEG``), while a copy dealt
+    beside or below lies across it (53° or 37° off in a row or a column).
+    """
+    if a.rotation != b.rotation:
+        return True
+    between = b.center - a.center
+    diagonal = a.toward_center
+    cosine = abs(float(between @ diagonal)) / max(float(np.linalg.norm(between)) * float(np.linalg.norm(diagonal)), 1e-9)
+    return bool(np.degrees(np.arccos(min(1.0, cosine))) <= DISAGREEING_BEARING_DEG)
+
+
 def _cards_by_code(reading: _PhotoReading, groups: list[list[int]]) -> dict[int, list[list[int]]]:
     """Per code column, the physical cards that read it strongly, each as its readings' indices.
 
@@ -503,7 +519,7 @@ def _cards_by_code(reading: _PhotoReading, groups: list[list[int]]) -> dict[int,
     for group in groups:
         members = [k for k in group if k in strong]
         for k in members[1:]:
-            if strong[k] == strong[members[0]]:
+            if strong[k] == strong[members[0]] and _corners_of_one_card(reading.readings[members[0]], reading.readings[k]):
                 parent[root(k)] = root(members[0])
     for a in strong:
         for b in strong:
@@ -567,7 +583,7 @@ def _two_copies(read: list[_PhotoReading], cards: list[LearnedCard], costs: list
                  if tuple(numbers) in alike and (something_missing or tuple(numbers) in whole or not any(
                      cards[k].sure for k in numbers + holding[0]))]
         if pushed or twice:
-            out.append((code, sorted(numbers[0] for numbers in holding[:1] + twice + pushed)))
+            out.append((code, sorted({numbers[0] for numbers in holding[:1] + twice + pushed})))
     return out
 
 
@@ -657,9 +673,10 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
             if k in corrections:
                 cards[k].sure = True
         for code, numbers in _two_copies(read, cards, costs, group, corrections):
-            problems.append(f"{label}: two copies of {code}? (cards {' and '.join(f'#{k}' for k in numbers)}) — "
-                            "photograph one deck, each card once (or name the card that is not "
-                            f"{code} with --set NUMBER=CODE)")
+            where = (f"cards {' and '.join(f'#{k}' for k in numbers)}" if len(numbers) > 1
+                     else f"card #{numbers[0]} is two cards side by side")
+            problems.append(f"{label}: two copies of {code}? ({where}) — photograph one deck, each card once "
+                            f"(or name the card that is not {code} with --set NUMBER=CODE)")
     # Each photo of a whole deck (or the photos together, with parts) must account for every card;
     # with several whole-deck photos a card placed surely in one of them is learned, so what one
     # photo missed or was unsure of only blocks when no photo placed it surely.
