@@ -88,20 +88,21 @@ LEARN_BACK_CONF = 0.6
 # Two copies of one card in a photo of "each card once" (``_two_copies``). An index reads a code
 # strongly when the classifier, at the turn it reads best, gives that code at least
 # STRONG_READING_PROB and beats its second guess by CLEAR_READING_MARGIN nats. Strong readings of one
-# code are one card when the grouping joined them (a card's two corners, 2-6.5 index sizes apart)
-# or lie closer than ONE_CARD_SPAN index sizes (a second box on one corner); otherwise two cards.
-# The copy must be of one size with the first (COPY_SIZE_RATIO, as grouping's one-card corners: a
-# box in a court card's art is smaller) and the assignment must have had no likely place for it:
-# left out or pushed UNLIKELY_PLACE_COST nats below its strong code (no likelier than leaving it
-# out: the drawn deck's 8C, read 8S at 0.97 at both corners, rightly fills the 8C hole 3.25 nats
+# code are one card when the grouping joined them as a card's two corners (``_corners_of_one_card``)
+# or they lie closer than ONE_CARD_SPAN index sizes (a second box on one corner); otherwise two
+# cards. The copy must be of one size with the first (COPY_SIZE_RATIO, as grouping's one-card
+# corners: a box in a court card's art is smaller) and the assignment must have had no likely place
+# for it: left out or pushed UNLIKELY_PLACE_COST nats below its strong code (no likelier than leaving
+# it out: the drawn deck's 8C, read 8S at 0.97 at both corners, rightly fills the 8C hole 3.25 nats
 # below), or given the code's second-corner place although it is a whole card (both corners read),
 # or while a code of the deck went unplaced (the card the copy replaced), or while neither card is
 # sure. Measured with ``python -m vision_models.deck_copies lattmann tigullio neoclassical_4_color
-# plastic [--lossless]`` (EVALUATION.md, held-out decks, 12 spreads each way): normal photos
-# flagged 0 (as JPEG) and 2 (as drawn), none of them saveable without the rule either; one card
-# replaced by a copy: named 12 and 11; a copy added to the deck: 6 and 6. ONE_CARD_SPAN 2 and 4 gave
-# the same, the grouping's 6.5 named 7 replaced copies (copies a row or a column apart taken for one
-# card); UNLIKELY_PLACE_COST 3-7 the same.
+# plastic [--lossless]`` (EVALUATION.md, held-out decks, 12 spreads of each kind): normal photos
+# flagged 0 (as JPEG) and 2 (as drawn), none saveable without the rule either; a card replaced by a
+# copy named in 12 / 11 (a seeded card), 12 / 11 (its left neighbour's copy), 10 / 11 (the copy of
+# the card above); a copy added to the deck 6 / 6. ONE_CARD_SPAN 4 named 8 and 0 of the neighbours'
+# copies (one above the other they are 3.2 index sizes apart), the grouping's 6.5 none;
+# UNLIKELY_PLACE_COST 3-6 the same.
 STRONG_READING_PROB = 0.9
 CLEAR_READING_MARGIN = 3.0
 ONE_CARD_SPAN = MIN_SPAN
