@@ -5,10 +5,11 @@ import io
 import re
 
 import cv2
+import numpy as np
 import pytest
 
-from companion.vision.deckprofile import DECK_CODES, DeckStore
-from helpers.decks import CARD_H, CARD_W, spread
+from companion.vision.deckprofile import DECK_CODES, DeckStore, build_profile
+from helpers.decks import CARD_H, CARD_W, corrupt_images, saved_decks, second_copy_spread, spread
 from web_ui import create_app
 
 
@@ -61,21 +62,58 @@ def test_a_deck_photo_is_labelled_corrected_and_saved(client, app):
     assert "kitchen" in client.get("/decks/teach").get_data(as_text=True)
 
 
-def test_bad_uploads_are_refused_and_nothing_is_saved(client, app):
-    image, _ = spread(["7H", "QS", "10D"])
-    def post(name, files):
-        return client.post("/api/decks/drafts", content_type="multipart/form-data", data={"name": name, "photos": files})
+def _home(app):
+    """A deck saved before the bad input arrives (nothing may touch it)."""
+    store = DeckStore(app.config["DATA_DIR"])
+    if not store.exists("home"):
+        vectors = np.random.default_rng(3).normal(size=(len(DECK_CODES), 16))
+        store.save(build_profile("home", list(DECK_CODES), list(vectors), [], {"cards": 54}))
+    return saved_decks(app.config["DATA_DIR"])
 
-    response = post("broken", [(io.BytesIO(b"not an image"), "x.jpg")])
-    assert response.status_code == 400 and "x.jpg" in response.get_json()["error"]
-    assert post("../up", [(io.BytesIO(_jpeg(image)), "a.jpg")]).status_code == 400
-    assert client.post("/api/decks/drafts", data={"name": "empty"}, content_type="multipart/form-data").status_code == 400
-    part = post("part", [(io.BytesIO(_jpeg(image)), "a.jpg")])
-    assert part.status_code == 200
-    assert any("not found" in p for p in part.get_json()["problems"])
-    refused = client.post(f"/api/decks/drafts/{part.get_json()['draft']}/save", json={"corrections": {"0": "ZZ"}})
-    assert refused.status_code == 400 and "not a card code" in refused.get_json()["error"]
-    refused = client.post(f"/api/decks/drafts/{part.get_json()['draft']}/save", json={})
-    assert refused.status_code == 422 and refused.get_json()["saved"] is False
-    assert "part" not in DeckStore(app.config["DATA_DIR"]).names()
+
+def _post(client, name, files):
+    return client.post("/api/decks/drafts", content_type="multipart/form-data", data={"name": name, "photos": files})
+
+
+def test_bad_uploads_names_and_removals_are_refused_clearly_and_nothing_changes(client, app):
+    before = _home(app)
+    image, _ = spread(["7H", "QS", "10D"])
+    for file, (data, message) in corrupt_images().items():
+        response = _post(client, "broken", [(io.BytesIO(_jpeg(image)), "fine.jpg"), (io.BytesIO(data), file)])
+        assert response.status_code == 400 and response.get_json()["error"].startswith(f"{file}: ")
+        assert message in response.get_json()["error"]
+    for name in ("../up", "", "x" * 41, ".hidden"):
+        response = _post(client, name, [(io.BytesIO(_jpeg(image)), "a.jpg")])
+        assert response.status_code == 400 and "deck name" in response.get_json()["error"]
+    response = _post(client, "home", [(io.BytesIO(_jpeg(image)), "a.jpg")])
+    assert response.status_code == 409 and "a deck named 'home' already exists" in response.get_json()["error"]
+    response = client.post("/api/decks/drafts", data={"name": "empty"}, content_type="multipart/form-data")
+    assert response.status_code == 400 and "no photos" in response.get_json()["error"]
+    response = client.delete("/api/decks/nosuch")
+    assert response.status_code == 404 and "no deck named 'nosuch'" in response.get_json()["error"]
+    assert "home" in response.get_json()["error"]          # the decks there are
+    response = client.delete("/api/decks/" + "x" * 41)
+    assert response.status_code == 400 and "deck name" in response.get_json()["error"]
     assert client.post("/api/decks/drafts/nosuch/save", json={}).status_code == 404
+    assert saved_decks(app.config["DATA_DIR"]) == before
+
+
+def test_photos_that_are_not_one_whole_deck_say_what_is_wrong_and_are_never_saved(client, app):
+    before = _home(app)
+    blank = np.full((600, 800, 3), (60, 110, 50), np.uint8)
+    part, _ = spread(["7H", "QS", "10D"])
+    copy, _ = second_copy_spread("7H", "QS")
+    for label, image, expected in [("table.jpg", blank, "table.jpg: no cards found"),
+                                   ("part.jpg", part, "not found: AS 2S 3S"),
+                                   ("copy.jpg", copy, "copy.jpg: two copies of QS? (cards #")]:
+        response = _post(client, "trial", [(io.BytesIO(_jpeg(image)), label)])
+        assert response.status_code == 200, response.get_json()
+        result = response.get_json()
+        assert result["complete"] is False and any(expected in p for p in result["problems"]), result["problems"]
+        refused = client.post(f"/api/decks/drafts/{result['draft']}/save", json={})
+        assert refused.status_code == 422 and refused.get_json()["saved"] is False
+        assert any(expected in p for p in refused.get_json()["problems"])
+    refused = client.post(f"/api/decks/drafts/{result['draft']}/save", json={"corrections": {"0": "ZZ"}})
+    assert refused.status_code == 400 and "not a card code" in refused.get_json()["error"]
+    assert "trial" not in DeckStore(app.config["DATA_DIR"]).names()
+    assert saved_decks(app.config["DATA_DIR"]) == before

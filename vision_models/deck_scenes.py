@@ -96,12 +96,22 @@ def _fractions_for(code, fractions):
     return fractions.get(code, default)
 
 
-def spread_photo(deck: ArtDeck, seed: int, with_jokers: bool = True) -> tuple[np.ndarray, list[dict]]:
-    """The whole deck face up in overlapping rows, each card's top-left index in view."""
+def spread_photo(deck: ArtDeck, seed: int, with_jokers: bool = True,
+                 second_copy: tuple[str | None, str] | None = None) -> tuple[np.ndarray, list[dict]]:
+    """The whole deck face up in overlapping rows, each card's top-left index in view.
+
+    ``second_copy=("7H", "QS")``: the 7 of hearts is replaced by a second queen of spades (a bad
+    learning photo: the learner must say "two copies of QS"); ``(None, "QS")``: a second queen of
+    spades is dealt after the deck.
+    """
     rng = np.random.default_rng(seed)
     table = Table(1600, 1200, rng)
     codes = list(CLASS_NAMES[:52]) + ([c for c in ("BJ", "SJ") if c in deck.images] if with_jokers else [])
     rng.shuffle(codes)
+    if second_copy is not None and second_copy[0] is None:
+        codes.append(second_copy[1])
+    elif second_copy is not None:
+        codes[codes.index(second_copy[0])] = second_copy[1]
     columns = 11
     width = 112.0
     rows = math.ceil(len(codes) / columns)

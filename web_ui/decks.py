@@ -90,7 +90,8 @@ def new_draft():
     except ValueError as error:
         return _error(str(error))
     if _store().exists(name):
-        return _error(f"a deck named {name!r} already exists: pick another name", 409)
+        return _error(f"a deck named {name!r} already exists: pick another name, or forget that deck first "
+                      f"(`companion deck remove {name}`)", 409)
     files = request.files.getlist("photos")
     if not files:
         return _error("no photos: take or upload photos of the whole deck, face up")
@@ -158,6 +159,12 @@ def save_draft(draft: str):
 
 @bp.delete("/api/decks/<name>")
 def remove_deck(name: str):
+    from companion.vision.deckprofile import DeckStore
+
+    try:
+        DeckStore.check_name(name)
+    except ValueError as error:
+        return _error(str(error))
     try:
         _store().remove(name)
     except ValueError as error:

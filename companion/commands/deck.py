@@ -80,6 +80,7 @@ def _corrections(items: list[str]) -> dict[int, str]:
 
 def learn_command(args) -> int:
     from companion.vision import Detector, load_image
+    from companion.vision.deck_folder import card_images
     from companion.vision.deckprofile import DeckStore, learn_from_folder, learn_from_photos
 
     store = DeckStore(args.data)
@@ -92,12 +93,14 @@ def learn_command(args) -> int:
     if folders and len(args.photos) > 1:
         raise CommandError("give either one folder of card images or photos, not both")
     frames = []
-    if not folders:
+    if folders:
+        card_images(folders[0])     # unknown file names, two images of a card, missing cards: before the models load
+    else:
         for path in args.photos:
             try:
                 frames.append((path, load_image(path)))
             except ValueError as error:
-                raise CommandError(f"{path}: {error}") from None
+                raise CommandError(str(error)) from None
     detector = Detector.load(args.weights, tile="auto")
     if folders:
         result = learn_from_folder(detector, folders[0], args.name)

@@ -11,8 +11,11 @@ is cut exactly as the classifier sees it, and the classifier's pooled features (
 before its last layer, exposed by :mod:`companion.vision.models`) describe it. A photo of a whole
 deck labels itself: each card appears once, so readings are assigned to codes under that constraint
 (SciPy's ``linear_sum_assignment``), and what the assignment cannot place surely is listed for the
-player to re-photograph or name. Reading with a deck compares each index with the deck's own
-prototypes (cosine similarity) instead of trusting the general classifier's verdict.
+player to re-photograph or name; a card in twice (two cards of one size reading one code surely,
+too far apart to be one card's corners, that the assignment cannot both place) is named, "two
+copies of QS?", and blocks saving like a missing card. Reading with a deck compares each index
+with the deck's own prototypes (cosine similarity) instead of trusting the general classifier's
+verdict.
 
 Each prototype also keeps the colours of its index's ink (:mod:`companion.vision.ink`): the two jokers of
 most decks differ only in colour, and a four-colour deck's suits by colour first; a reading whose
@@ -23,6 +26,7 @@ deck's back (a chip, a phone, the strip of a fanned card) is dropped.
 """
 from __future__ import annotations
 
+import collections
 import copy
 import json
 import os
@@ -39,7 +43,15 @@ import numpy as np
 from companion.cards import CLASS_NAMES
 from companion.vision.deck_folder import art_index_fractions, card_images
 from companion.vision.ink import INK_HUE_BINS
-from companion.vision.grouping import ROTATIONS, IndexReading, choose_pairs, rotate_clockwise
+from companion.vision.grouping import (
+    DISAGREEING_BEARING_DEG,
+    MIN_SPAN,
+    OPPOSITE_CORNER_SIZE_RATIO,
+    ROTATIONS,
+    IndexReading,
+    choose_pairs,
+    rotate_clockwise,
+)
 
 DATA_ENV = "COMPANION_DATA"
 DEFAULT_DATA_DIR = "companion-data"     # the folder `companion serve` uses when given none
@@ -87,8 +99,35 @@ SCAN_CARD_HEIGHTS = (300, 220, 380, 160)
 BACK_VIEW_CARD_HEIGHTS = (100, 140, 300)
 BACK_VIEW_GAINS = (0.75, 1.0, 1.2)
 BACK_VIEW_NOISE = 6.0
+# More cards than this found in one photo (or the parts together) is more than one deck. Not 60:
+# a normal deal of the drawn deck in overlapping rows is found as 62 cards (corners left unpaired,
+# deck_scenes seed 0); two decks give over 100. A second copy of a card is named by _two_copies.
+MORE_THAN_ONE_DECK = 81
 # A face-down card in a learning photo is taken as the deck's back only when this sure.
 LEARN_BACK_CONF = 0.6
+# Two copies of one card in a photo of "each card once" (``_two_copies``). An index reads a code
+# strongly when the classifier, at the turn it reads best, gives that code at least
+# STRONG_READING_PROB and beats its second guess by CLEAR_READING_MARGIN nats. Strong readings of one
+# code are one card when the grouping joined them as a card's two corners (``_corners_of_one_card``)
+# or they lie closer than ONE_CARD_SPAN index sizes (a second box on one corner); otherwise two
+# cards. The copy must be of one size with the first (COPY_SIZE_RATIO, as grouping's one-card
+# corners: a box in a court card's art is smaller) and the assignment must have had no likely place
+# for it: left out or pushed UNLIKELY_PLACE_COST nats below its strong code (no likelier than leaving
+# it out: the drawn deck's 8C, read 8S at 0.97 at both corners, rightly fills the 8C hole 3.25 nats
+# below), or given the code's second-corner place although it is a whole card (both corners read),
+# or while a code of the deck went unplaced (the card the copy replaced), or while neither card is
+# sure. Measured with ``python -m vision_models.deck_copies lattmann tigullio neoclassical_4_color
+# plastic [--lossless]`` (EVALUATION.md, held-out decks, 12 spreads of each kind): normal photos
+# flagged 0 (as JPEG) and 2 (as drawn), none saveable without the rule either; a card replaced by a
+# copy named in 12 / 11 (a seeded card), 12 / 11 (its left neighbour's copy), 10 / 11 (the copy of
+# the card above); a copy added to the deck 6 / 6. ONE_CARD_SPAN 4 named 8 and 0 of the neighbours'
+# copies (one above the other they are 3.2 index sizes apart), the grouping's 6.5 none;
+# UNLIKELY_PLACE_COST 3-6 the same.
+STRONG_READING_PROB = 0.9
+CLEAR_READING_MARGIN = 3.0
+ONE_CARD_SPAN = MIN_SPAN
+UNLIKELY_PLACE_COST = UNPLACED_COST
+COPY_SIZE_RATIO = OPPOSITE_CORNER_SIZE_RATIO
 
 
 def default_data_dir(data: str | os.PathLike | None = None) -> Path:
@@ -253,9 +292,7 @@ class DeckStore:
     def load(self, name: str) -> DeckProfile:
         folder = self.path(name)
         if not (folder / "profile.json").is_file():
-            known = self.names()
-            raise ValueError(f"no deck named {name!r} in {self.root}"
-                             + (f" (known: {', '.join(known)})" if known else " (none learned yet: companion deck learn)"))
+            raise self._no_such(name)
         try:
             meta = json.loads((folder / "profile.json").read_text())
             with np.load(folder / "prototypes.npz") as arrays:
@@ -268,8 +305,13 @@ class DeckStore:
 
     def remove(self, name: str) -> None:
         if not self.exists(name):
-            raise ValueError(f"no deck named {name!r} in {self.root}")
+            raise self._no_such(name)
         shutil.rmtree(self.path(name))
+
+    def _no_such(self, name: str) -> ValueError:
+        known = self.names()
+        return ValueError(f"no deck named {name!r} in {self.root}"
+                          + (f" (known: {', '.join(known)})" if known else " (none learned yet: companion deck learn)"))
 
 
 def load_deck(name: str | None, data_dir: str | os.PathLike | None = None) -> DeckProfile | None:
@@ -467,6 +509,124 @@ def _assign(costs: np.ndarray, fixed: dict[int, str], lone: np.ndarray | None = 
     return placed, margins
 
 
+def _strong_code(reading: _PhotoReading, k: int) -> int | None:
+    """The code column index ``k`` reads strongly at the turn it reads best (see STRONG_READING_PROB), else None."""
+    turns = reading.turns[k]
+    rotation = reading.readings[k].rotation
+    if rotation not in turns:
+        return None
+    probs = reading.probabilities[k][turns.index(rotation)]
+    faces = probs[:len(DECK_CODES)]
+    column = int(faces.argmax())
+    others = np.delete(probs, column)
+    second = float(others.max()) if len(others) else 0.0
+    if faces[column] < STRONG_READING_PROB or np.log(faces[column] / max(second, 1e-6)) < CLEAR_READING_MARGIN:
+        return None
+    return column
+
+
+def _corners_of_one_card(a: IndexReading, b: IndexReading) -> bool:
+    """Whether two readings the grouping joined can be one card's two corners, not two cards lying alike.
+
+    Read the same way up, one of them is misread by half a turn; one card's other corner then lies
+    along the card's diagonal from either (within ``DISAGREEING_BEARING_DEG``), while a copy dealt
+    beside or below lies across it (53° or 37° off in a row or a column).
+    """
+    if a.rotation != b.rotation:
+        return True
+    between = b.center - a.center
+    diagonal = a.toward_center
+    cosine = abs(float(between @ diagonal)) / max(float(np.linalg.norm(between)) * float(np.linalg.norm(diagonal)), 1e-9)
+    return bool(np.degrees(np.arccos(min(1.0, cosine))) <= DISAGREEING_BEARING_DEG)
+
+
+def _cards_by_code(reading: _PhotoReading, groups: list[list[int]]) -> dict[int, list[list[int]]]:
+    """Per code column, the physical cards that read it strongly, each as its readings' indices.
+
+    ``groups`` are the grouping's cards (pairs and lone readings, before any split): readings it
+    joined are one card; other strong readings of one code are one card when within
+    ``ONE_CARD_SPAN`` index sizes of each other (one card's two corners the grouping did not pair,
+    or a second box on one corner).
+    """
+    strong = {k: c for k in range(len(reading.readings)) if (c := _strong_code(reading, k)) is not None}
+    parent = {k: k for k in strong}
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            k = parent[k]
+        return k
+
+    for group in groups:
+        members = [k for k in group if k in strong]
+        for k in members[1:]:
+            if strong[k] == strong[members[0]] and _corners_of_one_card(reading.readings[members[0]], reading.readings[k]):
+                parent[root(k)] = root(members[0])
+    for a in strong:
+        for b in strong:
+            if a < b and strong[a] == strong[b]:
+                ra, rb = reading.readings[a], reading.readings[b]
+                if float(np.linalg.norm(ra.center - rb.center)) <= ONE_CARD_SPAN * (ra.scale + rb.scale) / 2:
+                    parent[root(b)] = root(a)
+    cards: dict[int, dict[int, list[int]]] = {}
+    for k, column in strong.items():
+        cards.setdefault(column, {}).setdefault(root(k), []).append(k)
+    return {column: sorted(found.values()) for column, found in cards.items()}
+
+
+def _index_size(read: list[_PhotoReading], cards: list[LearnedCard], numbers: list[int]) -> float:
+    return float(np.median([read[cards[k].photo].readings[r].scale for k in numbers for r in cards[k].readings]))
+
+
+def _two_copies(read: list[_PhotoReading], cards: list[LearnedCard], costs: list[np.ndarray], group: list[int],
+                corrections: dict[int, str]) -> list[tuple[str, list[int]]]:
+    """Codes that two physical cards of ``group`` read strongly where one deck holds one: (code, card numbers).
+
+    The classifier is sometimes sure and wrong on a deck it never saw, so a strong reading alone
+    proves nothing: a card of a code read strongly elsewhere that the assignment placed on a likely
+    other code is a misread. It is a second copy when, of one size with the first (a second copy
+    lies on the table like the first; a box in a court card's art is smaller), it was left
+    unplaced or pushed onto an unlikely code (``UNLIKELY_PLACE_COST``), or it took the code's
+    second-corner place far from the first card while some code of the deck went unplaced (the
+    card the copy replaced). Jokers are left out: many decks print two alike. A card the player
+    named settles its code.
+    """
+    number = {(cards[k].photo, r): k for k in group for r in cards[k].readings}
+    claims: dict[int, list[list[int]]] = {}
+    whole: set[tuple[int, ...]] = set()     # two corners read strongly: a whole card, no other card's second corner
+    for photo in sorted({cards[k].photo for k in group}):
+        unsplit, _, _ = _cards_of_photo(photo, read[photo])
+        for column, found in _cards_by_code(read[photo], [c.readings for c in unsplit]).items():
+            for readings in found:
+                numbers = sorted({number[(photo, r)] for r in readings if (photo, r) in number})
+                if numbers:
+                    claims.setdefault(column, []).append(numbers)
+                    if len(readings) >= 2:
+                        whole.add(tuple(numbers))
+    holders = collections.Counter(cards[k].code for k in group)
+    something_missing = any(c not in holders for c in STANDARD_CODES)
+    out = []
+    for column, found in sorted(claims.items()):
+        code = DECK_CODES[column]
+        if code in JOKERS or len(found) < 2 or any(k in corrections for numbers in found for k in numbers):
+            continue
+        holding = [numbers for numbers in found if any(cards[k].code == code for k in numbers)]
+        if not holding:
+            continue
+        size = _index_size(read, cards, holding[0])
+        sizes = {tuple(numbers): _index_size(read, cards, numbers) for numbers in found}
+        alike = {key for key, other in sizes.items() if max(other, size) <= COPY_SIZE_RATIO * min(other, size)}
+        pushed = [numbers for numbers in found if numbers not in holding and tuple(numbers) in alike and all(
+            cards[k].code is None
+            or costs[k][DECK_CODES.index(cards[k].code)] - costs[k][column] >= UNLIKELY_PLACE_COST
+            or (tuple(numbers) in whole and holders[cards[k].code] > 1) for k in numbers)]
+        twice = [numbers for numbers in holding[1:]
+                 if tuple(numbers) in alike and (something_missing or tuple(numbers) in whole or not any(
+                     cards[k].sure for k in numbers + holding[0]))]
+        if pushed or twice:
+            out.append((code, sorted({numbers[0] for numbers in holding[:1] + twice + pushed})))
+    return out
+
+
 def _pairs_to_split(read: list[_PhotoReading], parts: bool) -> list[set[tuple[int, ...]]]:
     """Pairs the grouping made that the assignment cannot place as one card: two neighbours' indices.
 
@@ -491,12 +651,22 @@ def _pairs_to_split(read: list[_PhotoReading], parts: bool) -> list[set[tuple[in
     return split
 
 
+def read_photos(detector, photos: list[tuple[str, np.ndarray]]) -> list[_PhotoReading]:
+    """What the detector and classifier see in learning photos (the slow part of learning)."""
+    if detector.conf > LEARN_INDEX_CONF:
+        detector = copy.copy(detector)
+        detector.conf = LEARN_INDEX_CONF
+    return [_read_photo(detector, frame) for _, frame in photos]
+
+
 def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str, parts: bool = False,
-                      corrections: dict[int, str] | None = None) -> LearnResult:
+                      corrections: dict[int, str] | None = None,
+                      readings: list[_PhotoReading] | None = None) -> LearnResult:
     """Learn a deck from photos of it, every card face up once per photo (or once over all photos: ``parts``).
 
     ``corrections`` names cards by their number in an earlier result's ``cards`` (the same photos in
-    the same order give the same numbering): those are placed as told.
+    the same order give the same numbering): those are placed as told. ``readings``: the photos'
+    :func:`read_photos` from before, to learn again without reading them again.
     """
     DeckStore.check_name(name)
     if not photos:
@@ -506,10 +676,7 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
     for code in corrections.values():
         if code not in DECK_CODES:
             raise ValueError(f"{code!r} is not a card code (e.g. AS, 10H, QD, BJ)")
-    if detector.conf > LEARN_INDEX_CONF:
-        detector = copy.copy(detector)
-        detector.conf = LEARN_INDEX_CONF
-    read = [_read_photo(detector, frame) for _, frame in photos]
+    read = readings if readings is not None else read_photos(detector, photos)
     problems: list[str] = []
     cards: list[LearnedCard] = []
     costs: list[np.ndarray] = []
@@ -531,7 +698,7 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
         if not group:
             continue
         label = "the photos together" if parts else photos[cards[group[0]].photo][0]
-        if len(group) > len(DECK_CODES) + 6:
+        if len(group) > MORE_THAN_ONE_DECK:
             problems.append(f"{label}: {len(group)} cards found, more than one deck holds: "
                             "two decks, or a card in twice? Photograph one deck, each card once")
         fixed = {group.index(k): code for k, code in corrections.items() if k in group}
@@ -545,6 +712,11 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
             cards[k].sure = bool(cards[k].code is not None and margins[local] >= SURE_MARGIN)
             if k in corrections:
                 cards[k].sure = True
+        for code, numbers in _two_copies(read, cards, costs, group, corrections):
+            where = (f"cards {' and '.join(f'#{k}' for k in numbers)}" if len(numbers) > 1
+                     else f"card #{numbers[0]} is two cards side by side")
+            problems.append(f"{label}: two copies of {code}? ({where}) — photograph one deck, each card once "
+                            f"(or name the card that is not {code} with --set NUMBER=CODE)")
     # Each photo of a whole deck (or the photos together, with parts) must account for every card;
     # with several whole-deck photos a card placed surely in one of them is learned, so what one
     # photo missed or was unsure of only blocks when no photo placed it surely.

@@ -5,6 +5,7 @@ input fails the same clear way everywhere and nothing downstream has to re-check
 """
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
@@ -13,6 +14,10 @@ import numpy as np
 
 # Below this the letterboxed frame holds no readable corner index; above it cv2 refuses anyway.
 MIN_SIDE = 8
+# The largest photo a phone takes (a 200 MP mode, 16320×12240) fits; a header that claims more is
+# damaged or a decompression bomb (a 1.5 kB JPEG claiming 30000×30000 decodes to 2.7 GB), refused
+# from the header before anything is decoded.
+MAX_IMAGE_PIXELS = 200_000_000
 
 
 def check_frame(frame: object) -> np.ndarray:
@@ -33,10 +38,38 @@ def decode_image(data: bytes, name: str = "image") -> np.ndarray:
     """Decode encoded image bytes (JPEG, PNG, …) to a BGR frame."""
     if not data:
         raise ValueError(f"{name}: empty file, not an image")
-    frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    _check_header(data, name)
+    try:
+        frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error:       # OpenCV's own size limit, or a header it refuses
+        frame = None
     if frame is None:
         raise ValueError(f"{name}: not a readable image (corrupt, truncated or not an image format OpenCV knows)")
     return check_frame(frame)
+
+
+def _check_header(data: bytes, name: str) -> None:
+    """Refuse an image whose header claims more than MAX_IMAGE_PIXELS, before anything is decoded.
+
+    Pillow reads the size from the header alone; bytes Pillow cannot identify are left to OpenCV.
+    """
+    import warnings
+
+    import PIL.Image
+
+    too_large = ValueError(f"{name}: its header claims more pixels than any camera takes (at most "
+                           f"{MAX_IMAGE_PIXELS // 1_000_000} MP): a damaged file")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # Pillow's decompression-bomb warning: the size is judged here
+            with PIL.Image.open(io.BytesIO(data)) as image:
+                width, height = image.size
+    except PIL.Image.DecompressionBombError:
+        raise too_large from None
+    except Exception:       # not a format Pillow knows (OpenCV may), or a header it cannot read
+        return
+    if width * height > MAX_IMAGE_PIXELS:
+        raise too_large
 
 
 def load_image(path: str | os.PathLike) -> np.ndarray:

@@ -31,3 +31,35 @@ def deck_reading(name: str, code: str):
     """A learned deck, without learning: in it INDEX is the card ``code`` (two prototypes, as two photos give)."""
     jitter = np.eye(8, dtype=np.float32)[1] * 0.05
     return build_profile(name, [code, code], [INDEX + jitter, INDEX - jitter], [], {"cards": 1})
+
+
+def second_copy_spread(gone="7H", copied="QS"):
+    """A whole deck (with jokers) dealt face up with one card replaced by a second copy of another."""
+    from companion.vision.deckprofile import DECK_CODES
+
+    codes = list(DECK_CODES)
+    codes[codes.index(gone)] = copied
+    return spread(codes)
+
+
+def corrupt_images() -> dict[str, tuple[bytes, str]]:
+    """Bad image files by name: their bytes and what the refusal says. A truncated JPEG, a text file
+    named .jpg, a zero-byte file, and a tiny JPEG whose header claims 30000×30000 pixels (2.7 GB decoded)."""
+    import cv2
+
+    jpeg = cv2.imencode(".jpg", np.full((120, 160, 3), 90, np.uint8))[1].tobytes()
+    huge = bytearray(jpeg)
+    start = huge.index(b"\xff\xc0")          # the frame header: height and width at bytes 5-8
+    huge[start + 5:start + 9] = (30000).to_bytes(2, "big") * 2
+    return {"truncated.jpg": (jpeg[:len(jpeg) // 2], "not a readable image"),
+            "notes.jpg": (b"my deck, bought in 2019\n", "not a readable image"),
+            "empty.jpg": (b"", "empty file"),
+            "huge.jpg": (bytes(huge), "more pixels than any camera takes")}
+
+
+def saved_decks(data) -> dict[str, bytes]:
+    """Every file of a data folder's learned decks, byte for byte: what a refused request must leave alone."""
+    from pathlib import Path
+
+    root = Path(data) / "decks"
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
