@@ -57,3 +57,34 @@ def test_a_table_is_started_with_a_deck_and_its_referee_changes_it_live(browser,
         referee.wait_for_url(f"**/decks/teach?table={table_id}")
         assert referee.locator("#teach-deck").get_attribute("data-table") == table_id
         assert referee_errors == [] and watcher_errors == []
+
+
+def test_a_full_size_phone_photo_of_a_deck_is_sent_small_enough_and_still_learned(browser, tmp_path):
+    """A 12-megapixel camera photo (over the server's 4 MB a request) is shrunk on the phone to 2048 px
+    and the deck in it is still read."""
+    import cv2
+    import numpy as np
+
+    from companion.vision.deckprofile import DECK_CODES
+    from helpers.decks import spread
+
+    table, _ = spread(list(DECK_CODES))
+    big = cv2.resize(table, (4000, round(4000 * table.shape[0] / table.shape[1])), interpolation=cv2.INTER_CUBIC)
+    noisy = np.clip(big.astype(np.int16) + np.random.default_rng(0).normal(0, 12, big.shape).astype(np.int16), 0, 255)
+    photo = tmp_path / "IMG_0001.jpg"
+    photo.write_bytes(cv2.imencode(".jpg", noisy.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 97])[1].tobytes())
+    assert photo.stat().st_size > 4 * 1024 * 1024
+    with running_server(tmp_path, CAMERA_DETECTION=False) as (base, _):
+        page, errors = phone(browser, base)
+        page.goto("/decks/teach")
+        page.fill("#deck-name", "home")
+        page.set_input_files("#deck-photos", str(photo))
+        with page.expect_response(lambda r: r.url.endswith("/api/decks/drafts"), timeout=120_000) as answer:
+            page.click("#read-button")
+        assert answer.value.status == 200, answer.value.text()
+        result = answer.value.json()
+        assert max(result["photo_sizes"][0]) == 2048
+        # read as a deck still: all but a card or two placed surely (the rest asked about, as at any size)
+        sure = {card["code"] for card in result["cards"] if card["sure"]}
+        assert len(sure & set(DECK_CODES[:52])) >= 50, (set(DECK_CODES[:52]) - sure, result["problems"])
+        assert errors == []

@@ -93,11 +93,39 @@
     };
   }
 
+  // A phone's camera takes 12-50 megapixel photos (3-8 MB each); the server takes 4 MB a request. The
+  // deck learner needs far less: a whole deck in a 2048 px photo shows each index 30-40 px tall (its
+  // check learns from 1600 px photos), so each photo is sent at most that large, as JPEG.
+  const SEND_LONG_SIDE_PX = 2048;
+  const SEND_JPEG_QUALITY = 0.9;
+
+  async function shrunk(file) {
+    let bitmap;
+    try { bitmap = await createImageBitmap(file); } catch (error) { return file; }  // the server names what is wrong with it
+    const scale = Math.min(1, SEND_LONG_SIDE_PX / Math.max(bitmap.width, bitmap.height));
+    if (scale === 1 && file.type === "image/jpeg") { bitmap.close(); return file; }
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.round(bitmap.width * scale);
+    canvas.height = Math.round(bitmap.height * scale);
+    canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+    bitmap.close();
+    const blob = await new Promise(function (resolve) { canvas.toBlob(resolve, "image/jpeg", SEND_JPEG_QUALITY); });
+    return blob ? new File([blob], file.name.replace(/\.[^.]*$/, "") + ".jpg", { type: "image/jpeg" }) : file;
+  }
+
+  async function formToSend() {
+    const body = new FormData();
+    for (const [key, value] of new FormData(form).entries()) {
+      body.append(key, value instanceof File && key === "photos" ? await shrunk(value) : value);
+    }
+    return body;
+  }
+
   form.addEventListener("submit", async function (event) {
     event.preventDefault();
     say("Reading the cards…");
     corrections = {};
-    const response = await fetch(root.dataset.draftsUrl, { method: "POST", body: new FormData(form) });
+    const response = await fetch(root.dataset.draftsUrl, { method: "POST", body: await formToSend() });
     const result = await response.json();
     if (!response.ok) { say(result.error || "that did not work"); return; }
     draft = result.draft;
