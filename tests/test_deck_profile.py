@@ -172,6 +172,19 @@ def test_a_learned_deck_is_listed_shown_and_read_with(learned, tmp_path, capsys)
     assert sorted(c["code"] for c in read) == sorted(codes)
 
 
+def test_a_deck_learned_from_a_photo_without_its_jokers_is_saved_with_a_note_saying_so(tmp_path, capsys):
+    photo = tmp_path / "deal.png"
+    cv2.imwrite(str(photo), spread(list(STANDARD_CODES))[0])
+    command = ["deck", "learn", "--name", "nojokers", str(photo), "--data", str(tmp_path / "data")]
+    if main(command) != 0:        # a card it is unsure of: the player confirms it (here as it reads; the drawn deck reads right)
+        asked = re.findall(r"#(\d+): .*?: read (\w+)\?", capsys.readouterr().out)
+        assert asked
+        command += [arg for number, code in asked for arg in ("--set", f"{number}={code}")]
+        assert main(command) == 0
+    out = capsys.readouterr().out
+    assert "note: jokers not learned: BJ SJ (" in out and "learned deck 'nojokers': 52 cards" in out
+
+
 def test_learning_refuses_a_corrupt_photo_and_changes_nothing(learned, tmp_path, capsys):
     saved = _saved(learned)
     for file, (data, message) in corrupt_images().items():

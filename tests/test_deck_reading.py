@@ -118,3 +118,18 @@ def test_a_back_learned_from_a_clean_scan_knows_the_back_as_a_table_camera_sees_
     assert profile.is_back(table, (100, 100, 160, 184))
     table[100:184, 100:160] = (200, 120, 30)        # a blue chip stack or phone case the same size
     assert not profile.is_back(table, (100, 100, 160, 184))
+
+
+def test_a_deck_learned_without_a_joker_says_so_and_one_with_both_does_not():
+    """Jokers are optional in the photos, so a missing one does not block saving, but the player is told:
+    a joker whose index is a star may be found by no box at all (held-out tigullio's BJ)."""
+    from companion.vision.deckprofile import LearnResult
+
+    codes = ["AS", "SJ"]
+    profile = build_profile("home", codes, [np.eye(4)[0], np.eye(4)[1]], [], {})
+    result = LearnResult("home", ["deal.jpg"], [], [], profile)
+    assert result.complete and len(result.notes) == 1
+    assert result.notes[0].startswith("jokers not learned: BJ (") and result.to_json()["notes"] == result.notes
+    both = build_profile("home", codes + ["BJ"], [np.eye(4)[0], np.eye(4)[1], np.eye(4)[2]], [], {})
+    assert LearnResult("home", ["deal.jpg"], [], [], both).notes == []
+    assert LearnResult("home", ["deal.jpg"], [], ["not found: 7H"], None).notes == []

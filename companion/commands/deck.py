@@ -117,6 +117,8 @@ def learn_command(args) -> int:
         problems = result.problems or ["nothing could be learned from these photos"]
         raise CommandError(f"deck {args.name!r} not saved:\n  " + "\n  ".join(problems))
     target = store.save(result.profile, replace=args.replace)
+    for note in result.notes:
+        print(f"  note: {note}")
     info = result.profile.info
     print(f"learned deck {args.name!r}: {info['cards']} cards, {len(result.profile.codes)} index views"
           f"{', its back' if result.profile.back is not None else ', no back seen'}, in {result.seconds:.1f} s → {target}")

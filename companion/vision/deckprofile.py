@@ -348,6 +348,21 @@ class LearnResult:
     seconds: float = 0.0
 
     @property
+    def notes(self) -> list[str]:
+        """What the player should know though the deck can be saved: the jokers it has not learned.
+
+        Jokers are optional in the photos, so a joker not found does not block saving; but a game
+        that uses them (Kingdoms, The Chosen) cannot read one the deck never learned: a joker whose
+        index is a star or a picture may be found by no box at all, and this says so.
+        """
+        learned = set(self.profile.codes) if self.profile is not None else set()
+        missing = [code for code in JOKERS if code not in learned]
+        if not missing or self.profile is None:
+            return []
+        return [f"jokers not learned: {' '.join(missing)} (not in the photos, or their index was not found; if your "
+                "games use them, add a photo of them, or learn the deck from its card images)"]
+
+    @property
     def complete(self) -> bool:
         return self.profile is not None and not self.problems
 
@@ -364,6 +379,7 @@ class LearnResult:
 
     def to_json(self) -> dict:
         return {"name": self.name, "photos": self.photos, "complete": self.complete, "problems": self.problems,
+                "notes": self.notes,
                 "seconds": round(self.seconds, 2), "cards": [c.to_json() for c in self.cards]}
 
 

@@ -130,7 +130,7 @@
     if (!response.ok) { say(result.error || "that did not work"); return; }
     draft = result.draft;
     say(result.cards.length + " cards found" + (result.complete ? ": every card placed surely." : ""));
-    showProblems(result.problems);
+    showProblems((result.problems || []).concat(result.notes || []));
     show(result);
   });
 
@@ -144,7 +144,7 @@
     const result = await response.json();
     if (response.ok && result.saved) {
       say("Saved the deck " + result.name + ". A table can now read with it.");
-      showProblems([]);
+      showProblems(result.notes || []);
       saveButton.hidden = true;
       const item = document.createElement("li");
       item.textContent = result.name;
