@@ -6,7 +6,7 @@ On the labelled test scenes of the deck check (``vision_models.deck_check`` rend
 ``var/deckcheck/<deck>/test``), every ground-truth index box is cut as the classifier sees it and
 described by :func:`companion.vision.ink.ink_colours`; for pairs of codes that differ in colour (or
 only in colour: the jokers) it counts how often a crop's colours are nearer its own code's mean
-than the other's. Pairs of one colour are listed as the control (about half).
+than the other's. Pairs of one colour are listed as the control (only the amount of ink differs).
 """
 from __future__ import annotations
 
