@@ -29,15 +29,20 @@ def _forced_same(g: _Game) -> str | None:
     return None
 
 
+def _guild_code(value: object) -> str:
+    """A guild named by suit or name, as the rules spell it; an unknown one is an illegal event."""
+    try:
+        return rules.guild_code(value)
+    except ValueError as error:
+        raise IllegalEvent(str(error)) from None
+
+
 def _choose_guild(g: _Game, op: ChooseGuild) -> None:
     _need_phase(g, "guilds")
     p = g.player(op.player)
     if g.players[p]["guild"]:
         raise IllegalEvent(f"{g.name(p)} already joined the {GUILD_NAMES[g.players[p]['guild']]}")
-    try:
-        guild = rules.guild_code(op.guild)
-    except ValueError as error:
-        raise IllegalEvent(str(error)) from None
+    guild = _guild_code(op.guild)
     forced = _forced_same(g)
     if forced:
         raise IllegalEvent(f"every player can only join the {GUILD_NAMES[forced]}: each puts 4 cards at the bottom "
@@ -90,10 +95,7 @@ def _redeal_suit(g: _Game, op: RedealSuit) -> None:
     p = g.player(op.player)
     if g.players[p]["guild"]:
         raise IllegalEvent(f"{g.name(p)} already joined a guild")
-    try:
-        chosen = rules.guild_code(op.suit)
-    except ValueError as error:
-        raise IllegalEvent(str(error)) from None
+    chosen = _guild_code(op.suit)
     cards = _named_list(g, op.cards)
     if g.hand_fully_known(p):
         best = _best_suits(g, p)
