@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from companion.messages import Message, MessageError
 
 
-class InvalidCardError(ValueError):
+class InvalidCardError(MessageError, ValueError):
     """A code that names no card of a poker deck."""
 
 
@@ -53,28 +54,31 @@ class Card:
     def __post_init__(self) -> None:
         if self.kind is Kind.STANDARD:
             if self.rank is None or not 1 <= self.rank <= 13 or self.suit is None:
-                raise InvalidCardError(f"a standard card needs rank 1-13 and a suit, got {self.rank!r} {self.suit!r}")
+                raise InvalidCardError(Message("a standard card needs rank 1-13 and a suit, got %(rank)s %(suit)s",
+                                               rank=repr(self.rank), suit=repr(self.suit)))
         elif self.rank is not None or self.suit is not None:
-            raise InvalidCardError(f"{self.kind.value} has no rank or suit")
+            raise InvalidCardError(Message('%(value)s has no rank or suit', value=self.kind.value))
 
     @classmethod
     def parse(cls, code: str) -> "Card":
         if not isinstance(code, str):
-            raise InvalidCardError(f"a card code must be text, got {type(code).__name__}")
+            raise InvalidCardError(Message('a card code must be text, got %(name)s', name=type(code).__name__))
         text = code.strip().upper()
         special = {"BJ": Kind.BIG_JOKER, "SJ": Kind.SMALL_JOKER, "BACK": Kind.BACK}
         if text in special:
             return cls(special[text])
         if len(text) < 2:
-            raise InvalidCardError(f"unknown card {code!r}: expected e.g. 'AS', '10H', 'QD', 'BJ', 'SJ' or 'BACK'")
+            raise InvalidCardError(Message("unknown card %(code)s: expected e.g. 'AS', '10H', 'QD', 'BJ', 'SJ' or 'BACK'", code=repr(code)))
         rank_text, suit_text = text[:-1], text[-1]
         rank_text = _RANK_ALIASES.get(rank_text, rank_text)
         if rank_text not in RANK_NAMES:
-            raise InvalidCardError(f"unknown rank {rank_text!r} in card {code!r}: ranks are {' '.join(RANK_NAMES)}")
+            raise InvalidCardError(Message("unknown rank %(rank_text)s in card %(code)s: ranks are %(rank_names)s",
+                                           rank_text=repr(rank_text), code=repr(code), rank_names=' '.join(RANK_NAMES)))
         try:
             suit = Suit(suit_text)
         except ValueError:
-            raise InvalidCardError(f"unknown suit {suit_text!r} in card {code!r}: suits are S H D C") from None
+            raise InvalidCardError(Message("unknown suit %(suit_text)s in card %(code)s: suits are S H D C",
+                                           suit_text=repr(suit_text), code=repr(code))) from None
         return cls(Kind.STANDARD, RANK_NAMES.index(rank_text) + 1, suit)
 
     @property
@@ -92,7 +96,7 @@ class Card:
     def standard(self) -> tuple[int, Suit]:
         """Rank and suit of a standard card; InvalidCardError for a joker or a back (they have neither)."""
         if self.rank is None or self.suit is None:
-            raise InvalidCardError(f"{self.kind.value} has no rank or suit")
+            raise InvalidCardError(Message('%(value)s has no rank or suit', value=self.kind.value))
         return self.rank, self.suit
 
     @property
@@ -153,5 +157,5 @@ def class_index(card: "str | Card") -> int:
 
 def card_for_class(index: int) -> Card:
     if not 0 <= index < len(CLASS_NAMES):
-        raise InvalidCardError(f"class index {index} outside 0-{len(CLASS_NAMES) - 1}")
+        raise InvalidCardError(Message('class index %(index)s outside 0-%(number)s', index=index, number=len(CLASS_NAMES) - 1))
     return Card.parse(CLASS_NAMES[index])

@@ -14,9 +14,8 @@ import sys
 import companion
 import companion.commands
 from companion import i18n
-from companion.commands import CommandError
+from companion.commands import CommandError, error_text
 from companion.i18n import _
-from companion.messages import Message
 
 __all__ = ["CommandError", "build_parser", "main"]
 
@@ -56,12 +55,6 @@ def split_language(argv: list[str] | None) -> tuple[str | None, list[str]]:
             del rest[index:index + 2]
             break
     return language, rest
-
-
-def error_text(error: BaseException) -> str:
-    """An error in the command line's language: its :class:`Message` when it carries one."""
-    message = getattr(error, "message", None)
-    return i18n.current().render(message) if isinstance(message, Message) else str(error)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["N_", "Message", "Plural", "CardName", "Words", "render", "from_json", "to_json", "english"]
+__all__ = ["N_", "MessageError", "Message", "Plural", "CardName", "Words", "render", "from_json", "to_json", "english", "jsonable"]
 
 
 def N_(msgid: str) -> str:
@@ -44,15 +44,19 @@ class CardName:
 
 @dataclass(frozen=True)
 class Words:
-    """A list of parameters in a sentence, joined as the language joins a list ("a, b" / "a、b")."""
+    """A list of parameters in a sentence, joined as the language joins a list ("a, b" / "a、b"), or with
+    ``clauses=True`` as it joins clauses ("a; b" / "a；b")."""
 
     items: tuple[Any, ...]
+    clauses: bool = False
 
-    def __init__(self, items: Iterable[Any]) -> None:
+    def __init__(self, items: Iterable[Any], clauses: bool = False) -> None:
         object.__setattr__(self, "items", tuple(items))
+        object.__setattr__(self, "clauses", clauses)
 
-    def to_json(self) -> list[Any]:
-        return [_arg_json(item) for item in self.items]
+    def to_json(self) -> Any:
+        items = [_arg_json(item) for item in self.items]
+        return {"clauses": items} if self.clauses else items
 
 
 class Message:
@@ -94,6 +98,18 @@ class Message:
     def to_json(self) -> dict[str, Any]:
         return to_json(self)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy, deepcopy and pickle rebuild it whole (its attributes cannot be set one by one)
+        return (_rebuild, (self.id, self.args, self.plural, self.n))
+
+
+def _rebuild(msgid: str, args: tuple[tuple[str, Any], ...], plural: str | None, n: int | None) -> Message:
+    message = Message(msgid)
+    object.__setattr__(message, "args", args)
+    object.__setattr__(message, "plural", plural)
+    object.__setattr__(message, "n", n)
+    return message
+
 
 def Plural(singular: str, plural: str, /, n: int, **args: Any) -> Message:  # noqa: N802 (reads like the constructor it is)
     """A message whose English (and other languages') wording depends on the count ``n``."""
@@ -110,9 +126,17 @@ def _freeze(value: Any) -> Any:
 
 
 def _arg_json(value: Any) -> Any:
+    if isinstance(value, BaseException):
+        value = _error_message(value)
     if isinstance(value, (Message, CardName, Words)):
         return value.to_json()
     return value
+
+
+def _error_message(error: BaseException) -> "Message | str":
+    """An exception as a parameter: its own message when it carries one (an engine's error), else its text."""
+    message = getattr(error, "message", None)
+    return message if isinstance(message, Message) else str(error)
 
 
 def to_json(message: Message | str) -> dict[str, Any]:
@@ -133,6 +157,8 @@ def _arg_from_json(value: Any) -> Any:
             return from_json(value)
         if set(value) == {"card"}:
             return CardName(str(value["card"]))
+        if set(value) == {"clauses"}:
+            return Words((_arg_from_json(item) for item in value["clauses"]), clauses=True)
     return value
 
 
@@ -148,22 +174,27 @@ def from_json(data: Mapping[str, Any] | str) -> Message:
 
 
 def render(message: Message | str, gettext: Callable[[str], str], ngettext: Callable[[str, str, int], str],
-           card_name: Callable[[str], str], list_separator: str = ", ") -> str:
+           card_name: Callable[[str], str], list_separator: str = ", ", clause_separator: str = "; ") -> str:
     """The message in a language: its id translated, then each parameter rendered the same way.
 
     A translation whose placeholders do not fit its parameters (a catalogue mistake) falls back to the
     English id rather than failing where it is shown.
     """
     if isinstance(message, str):
-        return gettext(message)
+        return gettext(message) if message else ""
+    if not message.id:
+        return ""
 
     def arg(value: Any) -> Any:
+        if isinstance(value, BaseException):
+            value = _error_message(value)
         if isinstance(value, Message):
-            return render(value, gettext, ngettext, card_name, list_separator)
+            return render(value, gettext, ngettext, card_name, list_separator, clause_separator)
         if isinstance(value, CardName):
             return card_name(value.code)
         if isinstance(value, Words):
-            return list_separator.join(str(arg(item)) for item in value.items)
+            separator = clause_separator if value.clauses else list_separator
+            return separator.join(str(arg(item)) for item in value.items)
         return value
 
     params = {k: arg(v) for k, v in message.args}
@@ -193,3 +224,24 @@ def _english_card(code: str) -> str:
 def english(message: Message | str) -> str:
     """The message in English: the id itself with its parameters (no catalogue needed)."""
     return render(message, lambda s: s, lambda s, p, n: s if n == 1 else p, _english_card)
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` with every message inside it (in dicts, lists, tuples) as its JSON: what a view returns."""
+    if isinstance(value, (Message, CardName, Words)):
+        return value.to_json()
+    if isinstance(value, Mapping):
+        return {key: jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(item) for item in value]
+    return value
+
+
+class MessageError(Exception):
+    """An error whose text is a :class:`Message`: ``str(error)`` is the English sentence; ``error.message`` is
+    translated where it is shown (the web API answers in the phone's language, the CLI in its own).
+    Plain text is accepted too (shown untranslated)."""
+
+    def __init__(self, message: Message | str = "", *args: object) -> None:
+        super().__init__(str(message), *args)
+        self.message: Message = message if isinstance(message, Message) else Message(str(message))

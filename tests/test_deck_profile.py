@@ -274,18 +274,18 @@ def test_two_copies_of_a_card_are_named_and_nothing_is_saved_until_the_player_se
     readings = read_photos(detector, [("deal.png", image)])
     settled = learn_from_photos(detector, [("deal.png", image)], "drawn", corrections={int(copies[2]): "7H"},
                                 readings=readings)
-    assert not any("two copies" in p for p in settled.problems)
+    assert not any("two copies" in p for p in map(str, settled.problems))
     # the second queen right beside the first (in KS's place) and right below it (10H's): a copy
     # closer than one card's corners span, read the same way up, is not the first card's other corner
     for gone in ("KS", "10H"):
         near, _ = second_copy_spread(gone, "QS")
         result = learn_from_photos(detector, [("near.png", near)], "drawn")
-        assert any(p.startswith("near.png: two copies of QS? (cards #") for p in result.problems), (gone, result.problems)
+        assert any(p.startswith("near.png: two copies of QS? (cards #") for p in map(str, result.problems)), (gone, result.problems)
     # a whole deck and a second queen of spades dealt after it: nothing is missing, still two queens
     codes = list(DECK_CODES) + ["QS"]
     extra, _ = spread(codes)
     result = learn_from_photos(detector, [("plus.png", extra)], "drawn")
-    assert any(p.startswith("plus.png: two copies of QS? (cards #") for p in result.problems), result.problems
+    assert any(p.startswith("plus.png: two copies of QS? (cards #") for p in map(str, result.problems)), result.problems
 
 
 def test_a_copy_dealt_beside_or_below_its_card_in_overlapping_rows_is_named_and_a_normal_deal_is_not(tmp_path):
@@ -302,11 +302,11 @@ def test_a_copy_dealt_beside_or_below_its_card_in_overlapping_rows_is_named_and_
     order = [t["code"] for t in truth]          # 11 to a row
     # (found as 62 cards, corners left unpaired: not "more than one deck" either)
     assert not any("two copies" in p or "more than one deck" in p
-                   for p in learn_from_photos(detector, [("deal.jpg", normal)], "rows").problems)
+                   for p in map(str, learn_from_photos(detector, [("deal.jpg", normal)], "rows").problems))
     for gone in (order[14], order[24]):          # the card right of the 14th dealt, and the one below it
         image, _ = spread_photo(art, 1, second_copy=(gone, order[13]))
         problems = learn_from_photos(detector, [("deal.jpg", image)], "rows").problems
-        assert any(p.startswith(f"deal.jpg: two copies of {order[13]}? (card") for p in problems), (gone, problems)
+        assert any(p.startswith(f"deal.jpg: two copies of {order[13]}? (card") for p in map(str, problems)), (gone, problems)
 
 
 def test_two_whole_decks_in_one_photo_are_refused_as_more_than_one_deck_and_one_deck_is_not(tmp_path):
@@ -316,9 +316,9 @@ def test_two_whole_decks_in_one_photo_are_refused_as_more_than_one_deck_and_one_
     detector = Detector.load(tile="auto")
     both, _ = spread(list(DECK_CODES) * 2)
     problems = learn_from_photos(detector, [("both.png", both)], "two").problems
-    assert any(p.startswith("both.png: ") and "more than one deck holds" in p for p in problems), problems
+    assert any(p.startswith("both.png: ") and "more than one deck holds" in p for p in map(str, problems)), problems
     one, _ = spread(list(DECK_CODES))
-    assert not any("more than one deck" in p for p in learn_from_photos(detector, [("one.png", one)], "one").problems)
+    assert not any("more than one deck" in p for p in map(str, learn_from_photos(detector, [("one.png", one)], "one").problems))
 
 
 def test_table_run_and_serve_take_a_learned_deck_and_refuse_an_unknown_one(learned, tmp_path, capsys):
@@ -365,7 +365,7 @@ def test_with_parts_two_photos_of_half_a_deck_make_a_deck_and_without_they_do_no
     labelled = [(f"half{n}.png", image) for n, image in enumerate(photos)]
     detector = Detector.load(tile="auto")
     alone = learn_from_photos(detector, labelled, "halves")
-    assert not alone.complete and any("not found" in p for p in alone.problems)
+    assert not alone.complete and any("not found" in p for p in map(str, alone.problems))
     together = learn_from_photos(detector, labelled, "halves", parts=True)
     named = {}
     for number, card in together.asked():        # what the player names on the phone or with --set

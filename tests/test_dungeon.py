@@ -8,6 +8,7 @@ from companion.games import get_engine, replay, undo
 from companion.games.base import IllegalEvent, InvalidSetup, UnknownOption
 from companion.games.dungeon import ENGINE, RULINGS, audit
 from companion.games.dungeon.rules import PLAY_DECK, Options, kind, level
+from companion.messages import english, from_json
 
 E = ENGINE
 NAMES = ["Ann", "Bob", "Cid"]
@@ -214,7 +215,7 @@ def low_marker(options=None, card="3D"):
 def test_low_enemy_becomes_marker_not_trophy():
     view = E.view(low_marker())
     assert view["marker"]["card"] == "3D" and view["marker"]["multiplier"] == 3
-    assert "multiplied by 3" in view["marker"]["text"]
+    assert "multiplied by 3" in english(from_json(view["marker"]["text"]))   # the text is a message, English here
     assert all(p["trophies"] == [] for p in view["players"])
 
 
@@ -229,7 +230,7 @@ def test_marker_waits_through_treasures_scrolls_and_traps():
     state = play(state, reveal("10S"))
     view = E.view(state)
     assert view["battlefield"]["enemy_power"] == 30
-    assert view["battlefield"]["multiplier"]["text"] == "the 10♠ fights at 30: it was multiplied by the 3♦ marker"
+    assert english(from_json(view["battlefield"]["multiplier"]["text"])) == "the 10♠ fights at 30: it was multiplied by the 3♦ marker"
     assert view["marker"] is None and "3D" in view["exile"]
 
 
@@ -608,8 +609,9 @@ def test_trophy_threshold_options():
 def test_out_at_two_cards_and_all_out_is_a_draw():
     two = ["Ann", "Bob"]
     state = fight(play(start(two, {"out_at_hand_size": 6}, ("S", "D")), reveal("JS")), "AS", "AD")
-    assert E.view(state)["result"] == {"winners": [], "winner_names": [], "reason": "all_out",
-                                       "text": "Ann, Bob go out together: a draw."}
+    result = E.view(state)["result"]
+    assert {**result, "text": english(from_json(result["text"]))} == {"winners": [], "winner_names": [], "reason": "all_out",
+                                                                     "text": "Ann, Bob go out together: a draw."}
 
 
 def test_out_players_skip_turns_and_the_last_one_wins():

@@ -7,6 +7,7 @@ import pathlib
 import pytest
 
 from companion.cli import main
+from companion.messages import english, from_json
 from companion.games.dungeon import ENGINE, audit
 from companion.games.dungeon.scenario import load, run, setup_of
 
@@ -46,7 +47,7 @@ def test_three_then_nine_final_state_field_by_field():
     view = ENGINE.view(run(load(FOLDER / "three_then_nine_makes_27.json")).state)
     fight = view["history"][1]
     assert (fight["card"], fight["enemy_power"], fight["multiplier"], fight["marker"]) == ("9S", 27, 3, "3D")
-    assert fight["enemy_power_text"] == "9♠ 9 × 3 by the 3♦ marker"
+    assert english(from_json(fight["enemy_power_text"])) == "9♠ 9 × 3 by the 3♦ marker"
     assert view["players"][0]["trophies"] == ["9S"] and view["players"][0]["treasures"] == ["5H"]
     assert view["marker"] is None and view["exile"] == ["3D"]
 

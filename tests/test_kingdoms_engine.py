@@ -8,6 +8,7 @@ import random
 import pytest
 
 from companion.games import IllegalEvent, InvalidSetup, UnknownOption, get_engine, replay, undo
+from companion.messages import english, from_json
 from companion.games.kingdoms import score_rows
 
 ENGINE = get_engine("kingdoms")
@@ -428,7 +429,7 @@ def test_view_is_json_and_explains_the_current_board():
     state = play_board(new(auto_score=False), GOLDEN["board_face_up"])
     view = json.loads(json.dumps(ENGINE.view(state)))
     assert view["scores"]["castles"][0] == {"owner": "red", "cell": [2, 6], "rank": 3, "row": 0, "column": 11, "total": 33}
-    assert any("gold mine at (1,6)" in text for text in view["explanations"]["castles"])
+    assert any("gold mine at (1,6)" in "; ".join(english(from_json(line)) for line in lines) for lines in view["explanations"]["castles"])
     assert len(view["explanations"]["tiles"]) == 30
     assert view["board"]["rows"] == GOLDEN["board_as_the_camera_sees_it"]
     assert view["board"]["origin"] == [3, 3] and view["board"]["cells"][0]["grid_cell"] == [1, 1]

@@ -7,6 +7,7 @@ import pathlib
 import pytest
 
 from companion.cards import Card
+from companion.messages import english, from_json
 from companion.games import InvalidSetup, UnknownOption
 from companion.games.kingdoms import IllegalCard, InvalidBoard, PieceKind, Seating, piece_for, score_rows
 
@@ -166,10 +167,10 @@ def test_castles_score_from_rank_four_down_per_player_in_seat_order():
 
 def test_partial_board_warns_and_full_board_does_not():
     partial = score_rows(rows("10H 3H"), TWO_PLAYERS)
-    assert partial.to_json()["warnings"] == ["the board is not full: 2 of 30 cells hold a card; scored as it stands"]
+    assert [english(from_json(w)) for w in partial.to_json()["warnings"]] == ["the board is not full: 2 of 30 cells hold a card; scored as it stands"]
     assert partial.to_json()["totals"] == {"black": 0, "red": 3}
     empty = score_rows([[None, None]], TWO_PLAYERS)
-    assert empty.to_json() == {"totals": {"black": 0, "red": 0}, "castles": [], "warnings": ["the board is empty"]}
+    assert empty.to_json() == {"totals": {"black": 0, "red": 0}, "castles": [], "warnings": [{"msg": "the board is empty", "args": {}}]}
 
 
 def test_tall_board_scores_like_its_transpose():

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 
 from companion.session.camera import CameraFeed
+from companion.messages import english, from_json
 from companion.table.sources import PushSource
 from companion.vision.detections import Detections
 from helpers.grid_engine import SETUP, GridEngine, grid_registry, place
@@ -74,7 +75,8 @@ def test_camera_readings_become_camera_events(tmp_path):
     status = feed.status()
     assert status["camera_events"] == 2 and status["reading"]
     question = status["questions"][0]
-    assert "refuses" in question["text"] and "taken" in question["text"] and question["status"] == "open"
+    text = english(from_json(question["text"]))
+    assert "refuses" in text and "taken" in text and question["status"] == "open"
 
 
 def test_the_referee_correction_wins_over_the_camera(tmp_path):
@@ -123,7 +125,7 @@ def test_without_a_detector_frames_still_show_and_nothing_is_read(tmp_path):
     while feed.frames < 1 and time.monotonic() < deadline:
         time.sleep(0.01)
     feed.stop()
-    assert feed.frames == 1 and not feed.reading and "no weights" in feed.status()["error"]
+    assert feed.frames == 1 and not feed.reading and "no weights" in english(from_json(feed.status()["error"]))
     assert table.seq == 0
 
 

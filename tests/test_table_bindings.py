@@ -2,6 +2,7 @@
 import pytest
 
 from companion.games import get_engine
+from companion.messages import english, from_json
 from companion.table.bindings import ChosenBinding, DungeonBinding, KingdomsBinding, binding_for
 from companion.table.events import TableEvent
 
@@ -32,7 +33,7 @@ def test_kingdoms_refusal_is_a_question_and_the_state_stays():
     before = binding.state
     outcome = binding.handle(event("placed", "9C", "6,7", 2))   # ♣9 is not a territory card
     assert outcome.engine_events == []
-    assert outcome.questions and "9C" in outcome.questions[0]
+    assert outcome.questions and "9C" in str(outcome.questions[0])
     assert binding.state is before
     # a card seven columns away breaks the 6-wide grid
     outcome = binding.handle(event("placed", "4H", "6,12", 3))
@@ -99,7 +100,7 @@ def test_dungeon_reveal_commit_turn_up_resolve_and_the_doubling_marker():
     assert binding.handle(event("moved", "3S", "marker", 1, previous_zone="battlefield")).engine_events == []
     # the next enemy is doubled by the marker
     binding.handle(event("placed", "10C", "battlefield", 5))
-    assert "30" in " ".join(binding.view()["log"][-3:])
+    assert "30" in " ".join(english(from_json(line)) for line in binding.view()["log"][-3:])
 
 
 def test_dungeon_a_turn_up_seen_before_the_last_commit_waits_for_it():
@@ -128,7 +129,7 @@ def test_dungeon_cards_out_of_phase_are_questions_and_change_nothing():
     for table_event in (event("placed", "BACK", "battlefield:P1", 1), event("placed", "7H", "battlefield", 2)):
         out = binding.handle(table_event)
         assert out.engine_events == [] and len(out.questions) == 1
-        assert "guilds" in out.questions[0]
+        assert "guilds" in str(out.questions[0])
     assert binding.state is before
 
 

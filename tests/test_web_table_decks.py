@@ -8,6 +8,7 @@ import time
 import numpy as np
 import pytest
 
+from helpers.text import words
 from companion.session.camera import TableDecks
 from companion.session.table import DeckChoice
 from companion.vision.deckprofile import DeckStore
@@ -151,7 +152,7 @@ def test_the_referee_changes_the_deck_as_a_journaled_change(data):
         refused = choose(client, table, body, **headers)
         assert refused.status_code == status, (body, refused.get_json())
     assert session(client, table)["seq"] == 1 and session(client, table)["deck"]["name"] == "club night"
-    assert choose(client, table, {"deck": None}).get_json()["deck"]["says"] == \
+    assert words(choose(client, table, {"deck": None}).get_json()["deck"]["says"]) == \
         "The camera reads with the general models (no learned deck)."
     assert choose(client, table, {"server_default": True}).get_json()["state"]["session"]["deck"] == \
         {"name": None, "server_default": True}
@@ -202,7 +203,7 @@ def test_a_removed_deck_is_said_and_read_without(data):
     assert client.delete("/api/decks/kitchen").status_code == 200
     assert read_one_frame(client, table) == GENERAL_READING
     status = client.get(f"/api/tables/{table['id']}/camera").get_json()
-    assert status["deck"]["reading_with"] is None and "no longer in the data folder" in status["deck"]["problem"]
+    assert status["deck"]["reading_with"] is None and "no longer in the data folder" in words(status["deck"]["problem"])
     assert status["feed"]["deck"]["problem"] == status["deck"]["problem"] and status["feed"]["error"] is None
     page = client.get(f"/t/{table['id']}").get_data(as_text=True)
     assert "The deck &#39;kitchen&#39; is no longer in the data folder: reading with the general models" in page
@@ -217,14 +218,14 @@ def test_a_removed_deck_is_said_and_read_without(data):
 def test_table_decks_load_a_profile_once_and_again_when_it_is_replaced(data):
     decks = TableDecks(data, default="kitchen")
     first, use = decks.resolve(DeckChoice())
-    assert use.name == "kitchen" and "server's default" in use.says()
+    assert use.name == "kitchen" and "server's default" in words(use.says())
     assert decks.resolve(DeckChoice())[0] is first
     DeckStore(data).save(deck("kitchen", "9S"), replace=True)
     assert decks.resolve(DeckChoice())[0].codes == ("9S", "9S")
     (data / "decks" / "kitchen" / "prototypes.npz").write_bytes(b"damaged")
     DeckStore(data).path("kitchen").joinpath("profile.json").touch()
     profile, use = decks.resolve(DeckChoice("kitchen", server_default=False))
-    assert profile is None and "damaged" in use.problem and use.name is None
+    assert profile is None and "damaged" in words(use.problem) and use.name is None
 
 
 def test_the_teach_page_offers_the_new_deck_to_the_table_it_came_from(data):
@@ -269,4 +270,4 @@ def test_a_detector_that_reads_no_learned_deck_says_so_and_reads_as_it_can(data)
                       decks=TableDecks(data))
     feed.load_detector()
     assert feed._reading_detector() is cards_only
-    assert feed.status()["deck"]["problem"] == "this camera's detector reads no learned deck: reading with the general models"
+    assert words(feed.status()["deck"]["problem"]) == "this camera's detector reads no learned deck: reading with the general models"

@@ -10,6 +10,7 @@ import time
 import qrcode
 import qrcode.image.svg
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context, url_for
+from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
 from companion.games import GameError, IllegalEvent
@@ -63,7 +64,7 @@ def register_error_handlers(app) -> None:
         # A bug still answers in the API's shape, without details that would help an attacker.
         current_app.logger.exception("unexpected error on %s %s", request.method, request.path)
         if request.path.startswith("/api/"):
-            return _json_error(500, "internal error: the table is unchanged; please report this")
+            return _json_error(500, _("internal error: the table is unchanged; please report this"))
         return "internal error", 500
 
     app.register_error_handler(Exception, server_error)
@@ -82,10 +83,10 @@ def refuse_cross_site_changes():
     origin = request.headers.get("Origin")
     own = f"{request.scheme}://{request.host}".lower()
     if origin is not None and origin.rstrip("/").lower() != own:
-        raise ApiError(403, f"a change from another site ({origin[:80]}) is refused: open the table's own page")
+        raise ApiError(403, _("a change from another site (%(origin)s) is refused: open the table's own page", origin=origin[:80]))
     site = request.headers.get("Sec-Fetch-Site")
     if site is not None and site not in ("same-origin", "none"):
-        raise ApiError(403, f"a {site} request cannot change a table: open the table's own page")
+        raise ApiError(403, _("a %(site)s request cannot change a table: open the table's own page", site=site))
     return None
 
 
@@ -97,18 +98,18 @@ def json_body() -> dict:
     """The request body as a JSON object, whatever Content-Type the client sent (curl often sends none)."""
     limit = current_app.config["MAX_JSON_BYTES"]
     if request.content_length is not None and request.content_length > limit:
-        raise ApiError(413, f"a JSON body may be at most {limit} bytes")
+        raise ApiError(413, _('a JSON body may be at most %(limit)s bytes', limit=limit))
     raw = request.get_data(cache=True)
     if len(raw) > limit:  # a chunked body names no length up front
-        raise ApiError(413, f"a JSON body may be at most {limit} bytes")
+        raise ApiError(413, _('a JSON body may be at most %(limit)s bytes', limit=limit))
     try:
         body = json.loads(raw or b"null")
     except (UnicodeDecodeError, ValueError):
-        raise ApiError(400, "the body is not valid JSON") from None
+        raise ApiError(400, _("the body is not valid JSON")) from None
     except RecursionError:
-        raise ApiError(400, "the body nests too deeply") from None
+        raise ApiError(400, _("the body nests too deeply")) from None
     if not isinstance(body, dict):
-        raise ApiError(400, "the body must be a JSON object")
+        raise ApiError(400, _("the body must be a JSON object"))
     check_plain_json(body)
     return body
 
@@ -158,15 +159,16 @@ def referee_table(table_id: str) -> Table:
     if token is not None:
         if table.token_matches(token):
             return table
-        raise ApiError(403, "this referee link is not this table's: ask the referee for the link or the PIN")
+        raise ApiError(403, _("this referee link is not this table's: ask the referee for the link or the PIN"))
     config = current_app.config
     wait = pin_lockout().wait(table.id)
     if pin and wait > 0:
-        raise ApiError(429, f"too many wrong PINs: this table takes a PIN again in {int(wait) + 1} s (the referee link still works)")
+        raise ApiError(429, _("too many wrong PINs: this table takes a PIN again in %(number)s s (the referee link still works)",
+                              number=int(wait) + 1))
     if not table.pin_matches(pin):
         if pin:  # a wrong guess counts; a watcher's phone sending none does not
             pin_lockout().failed(table.id, config["PIN_ATTEMPTS"], config["PIN_LOCKOUT_SECONDS"], config["PIN_LOCKOUT_MAX_SECONDS"])
-        raise ApiError(403, "only the referee can change this table: send the PIN in the X-Referee-Pin header")
+        raise ApiError(403, _("only the referee can change this table: send the PIN in the X-Referee-Pin header"))
     pin_lockout().succeeded(table.id)
     return table
 
@@ -181,12 +183,12 @@ def change_options() -> dict:
     expected = request.headers.get("X-Expected-Revision")
     if expected is not None:
         if not expected.strip().isdigit() or len(expected.strip()) > 12:
-            raise ApiError(400, f"X-Expected-Revision is a revision number, got {expected[:20]!r}")
+            raise ApiError(400, _('X-Expected-Revision is a revision number, got %(expected)s', expected=repr(expected[:20])))
         options["expected"] = int(expected)
     key = request.headers.get("Idempotency-Key")
     if key is not None:
         if not IDEMPOTENCY_KEY.match(key):
-            raise ApiError(400, "Idempotency-Key is 1-64 letters, digits or . _ : -")
+            raise ApiError(400, _("Idempotency-Key is 1-64 letters, digits or . _ : -"))
         options["key"] = key
     return options
 
@@ -297,7 +299,7 @@ def undo(table_id: str):
     options = change_options()
     undoes = _optional_body().get("undoes")
     if undoes is not None and (not isinstance(undoes, int) or isinstance(undoes, bool) or undoes < 1):
-        raise ApiError(400, '"undoes" is the change number of the event to undo (session.undo_seq)')
+        raise ApiError(400, _('"undoes" is the change number of the event to undo (session.undo_seq)'))
     return _changed(table, table.undo(undoes=undoes, **options))
 
 
@@ -329,7 +331,7 @@ def qr_code(table_id: str):
     token = request.args.get("referee")
     if token is not None:
         if not table.token_matches(token):
-            raise ApiError(403, "not this table's referee token")
+            raise ApiError(403, _("not this table's referee token"))
         link = referee_url(table, token)
     image = qrcode.make(link, image_factory=qrcode.image.svg.SvgPathImage, box_size=10, border=2)
     buffer = io.BytesIO()
@@ -350,7 +352,7 @@ def stream(table_id: str):
     try:
         after = live.resume_point(table, request.headers.get("Last-Event-ID"), request.args.get("after"))
     except live.BadResumePoint as error:
-        raise ApiError(400, str(error)) from None
+        raise ApiError(400, _("Last-Event-ID / after must be a change number (0 or more), got %(value)s", value=error.value)) from None
     config = current_app.config
     keepalive, lifetime, retry = config["SSE_KEEPALIVE_SECONDS"], config["SSE_MAX_SECONDS"], config["SSE_RETRY_MS"]
 

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 import PIL.Image
 from flask import Blueprint, Response, current_app, jsonify, request
+from flask_babel import gettext as _
 
 from companion.session import Table
 from companion.session import questions as asked
@@ -25,6 +26,7 @@ from companion.session.questions import QuestionAnswered, QuestionBook, Question
 from companion.table.live import open_live
 from companion.table.sources import PushSource, SourceError
 from web_ui.api import ApiError, json_body, referee_table, registry
+from web_ui.i18n import error_text
 
 bp = Blueprint("camera", __name__, url_prefix="/api")
 
@@ -65,14 +67,14 @@ def image_size(data: bytes) -> tuple[int, int]:
             warnings.simplefilter("ignore")  # Pillow's own decompression-bomb warning: we judge the size ourselves
             with PIL.Image.open(io.BytesIO(data)) as image:
                 if image.format not in ("JPEG", "PNG", "WEBP"):
-                    raise ApiError(400, f"a frame is a JPEG, PNG or WebP image, not {image.format}")
+                    raise ApiError(400, _('a frame is a JPEG, PNG or WebP image, not %(format)s', format=image.format))
                 return image.size
     except PIL.Image.DecompressionBombError:
-        raise ApiError(413, "the frame has far too many pixels") from None
+        raise ApiError(413, _("the frame has far too many pixels")) from None
     except (PIL.UnidentifiedImageError, OSError, ValueError, ImportError):
         # ImportError: where ultralytics is loaded too (training tools, the test suite) it patches
         # PIL.Image.open to try an optional HEIF reader on bytes PIL cannot identify.
-        raise ApiError(400, "the body does not decode as an image") from None
+        raise ApiError(400, _("the body does not decode as an image")) from None
 
 
 class CameraHub:
@@ -124,7 +126,8 @@ class CameraHub:
         with self._rate_lock:
             wait = self._last_frame_at.get(table.id, -1e9) + self.min_interval - now
             if wait > 0:
-                raise ApiError(429, f"frames come too fast for this table: at most one every {self.min_interval:.2f} s")
+                raise ApiError(429, _("frames come too fast for this table: at most one every %(min_interval)s s",
+                                      min_interval=format(self.min_interval, '.2f')))
             self._last_frame_at[table.id] = now
 
     def stop_idle_feeds(self) -> list[str]:
@@ -167,7 +170,7 @@ class CameraHub:
     def attach_server_camera(self, table: Table) -> CameraFeed:
         """The server's --camera now watches this table (one physical camera: it leaves any other)."""
         if not self.server_source:
-            raise ApiError(409, "this server has no camera: start it with companion serve --camera SRC")
+            raise ApiError(409, _("this server has no camera: start it with companion serve --camera SRC"))
         with self._feeds_lock:
             for table_id, feed in list(self.feeds.items()):
                 if not isinstance(feed.source, PushSource) or table_id == table.id:
@@ -176,7 +179,8 @@ class CameraHub:
             try:
                 source = self.open_camera(self.server_source)
             except (SourceError, ValueError, OSError) as error:
-                raise ApiError(409, f"the server camera {self.server_source!r} cannot be opened: {error}") from None
+                raise ApiError(409, _("the server camera %(server_source)s cannot be opened: %(error)s",
+                                      server_source=repr(self.server_source), error=error_text(error))) from None
             return self._start_feed(table, source, f"server camera {self.server_source}")
 
     def adopt(self, table: Table) -> None:
@@ -211,26 +215,27 @@ class CameraHub:
     def check(self, data: bytes) -> tuple[int, int]:
         """A frame's bytes and pixels (from its header) within the limits, before anything is decoded."""
         if not data:
-            raise ApiError(400, "no frame: send the JPEG (or PNG) bytes as the request body")
+            raise ApiError(400, _("no frame: send the JPEG (or PNG) bytes as the request body"))
         if len(data) > self.max_bytes:
-            raise ApiError(413, f"a frame may be at most {self.max_bytes} bytes")
+            raise ApiError(413, _('a frame may be at most %(max_bytes)s bytes', max_bytes=self.max_bytes))
         width, height = image_size(data)
         if width * height > self.max_pixels:
-            raise ApiError(413, f"a frame of {width}×{height} pixels is too large: at most {self.max_pixels} pixels "
-                                "(a phone's 1280×720 frame is well within)")
+            raise ApiError(413, _("a frame of %(width)s×%(height)s pixels is too large: at most %(max_pixels)s pixels (a phone's 1280×720 "
+                                  "frame is well within)",
+                                  width=width, height=height, max_pixels=self.max_pixels))
         return width, height
 
     def decode(self, data: bytes) -> np.ndarray:
         self.check(data)
         image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
         if image is None or image.size == 0:
-            raise ApiError(400, "the body does not decode as an image")
+            raise ApiError(400, _("the body does not decode as an image"))
         return image
 
     def publish(self, table_id: str, image: np.ndarray) -> Frame:
         ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
         if not ok:
-            raise ApiError(500, "could not encode the frame")
+            raise ApiError(500, _("could not encode the frame"))
         with self._changed:
             previous = self._frames.get(table_id)
             frame = Frame(encoded.tobytes(), time.time(), (previous.seq + 1) if previous else 1,
@@ -260,7 +265,7 @@ def post_frame(table_id: str):
     table = referee_table(table_id)
     length = request.content_length
     if length is not None and length > hub().max_bytes:
-        raise ApiError(413, f"a frame may be at most {hub().max_bytes} bytes")
+        raise ApiError(413, _('a frame may be at most %(max_bytes)s bytes', max_bytes=hub().max_bytes))
     data = request.get_data(cache=False)
     hub().check(data)
     hub().admit(table)
@@ -284,7 +289,7 @@ def camera_control(table_id: str):
     elif use is None:
         hub().detach(table)
     else:
-        raise ApiError(400, '"use" is "server" or null')
+        raise ApiError(400, _('"use" is "server" or null'))
     return jsonify(hub().status(table))
 
 
@@ -300,7 +305,7 @@ def answer_question(table_id: str, question_id: int):
                                       lambda q, view: asked.where(table.game, q.zone, view))
     except QuestionError as error:
         status = 404 if isinstance(error, QuestionNotFound) else 409 if isinstance(error, QuestionAnswered) else 400
-        raise ApiError(status, str(error)) from None
+        raise ApiError(status, error_text(error)) from None
     view = table.snapshot()
     return jsonify(question=question.to_json(asked.where(table.game, question.zone, view)),
                    entry=None if entry is None else entry.to_json(), state=view)
@@ -311,7 +316,7 @@ def latest_frame(table_id: str):
     table = registry().get(table_id)
     frame = hub().latest(table.id)
     if frame is None:
-        raise ApiError(404, "no camera frame yet for this table")
+        raise ApiError(404, _("no camera frame yet for this table"))
     return Response(frame.jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store", "X-Frame-Seq": str(frame.seq)})
 
 

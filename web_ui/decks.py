@@ -19,6 +19,9 @@ import secrets
 import threading
 
 from flask import Blueprint, current_app, jsonify, render_template, request
+from flask_babel import gettext as _
+
+from web_ui.i18n import error_text
 
 bp = Blueprint("decks", __name__)
 
@@ -56,7 +59,7 @@ def _error(message: str, status: int = 400):
 
 def _result_json(result, photos) -> dict:
     data = result.to_json()
-    data["photo_sizes"] = [[int(f.shape[1]), int(f.shape[0])] for _, f in photos]
+    data["photo_sizes"] = [[int(f.shape[1]), int(f.shape[0])] for _label, f in photos]
     return data
 
 
@@ -69,7 +72,7 @@ def teach():
         try:
             table = current_app.extensions["registry"].get(request.args["table"])
         except TableNotFound as error:
-            return render_template("teach_deck.html", decks=_store().names(), table=None, error=str(error)), 404
+            return render_template("teach_deck.html", decks=_store().names(), table=None, error=error_text(error)), 404
     return render_template("teach_deck.html", decks=_store().names(), table=table)
 
 
@@ -88,22 +91,23 @@ def new_draft():
     try:
         DeckStore.check_name(name)
     except ValueError as error:
-        return _error(str(error))
+        return _error(error_text(error))
     if _store().exists(name):
-        return _error(f"a deck named {name!r} already exists: pick another name, or forget that deck first "
-                      f"(`companion deck remove {name}`)", 409)
+        return _error(_("a deck named %(name)s already exists: pick another name, or forget that deck first (`companion deck remove "
+                        "%(name2)s`)",
+                        name=repr(name), name2=name), 409)
     files = request.files.getlist("photos")
     if not files:
-        return _error("no photos: take or upload photos of the whole deck, face up")
+        return _error(_("no photos: take or upload photos of the whole deck, face up"))
     if len(files) > MAX_PHOTOS:
-        return _error(f"at most {MAX_PHOTOS} photos at a time")
+        return _error(_('at most %(max_photos)s photos at a time', max_photos=MAX_PHOTOS))
     photos = []
     for number, upload in enumerate(files, 1):
         label = upload.filename or f"photo {number}"
         try:
             photos.append((label, decode_image(upload.read(), label)))
         except ValueError as error:
-            return _error(str(error))
+            return _error(error_text(error))
     parts = request.form.get("parts") in ("1", "true", "on")
     with _lock:
         result = learn_from_photos(_detector(), photos, name, parts=parts)
@@ -121,8 +125,8 @@ def draft_photo(draft: str, number: int):
 
     entry = _drafts().get(draft)
     if entry is None or not 0 <= number < len(entry["photos"]):
-        return _error("no such draft photo", 404)
-    _, jpeg = cv2.imencode(".jpg", entry["photos"][number][1], [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return _error(_("no such draft photo"), 404)
+    _ok, jpeg = cv2.imencode(".jpg", entry["photos"][number][1], [cv2.IMWRITE_JPEG_QUALITY, 80])
     return current_app.response_class(jpeg.tobytes(), mimetype="image/jpeg")
 
 
@@ -133,26 +137,26 @@ def save_draft(draft: str):
 
     entry = _drafts().get(draft)
     if entry is None:
-        return _error("this draft is gone (the server keeps only the latest few): read the photos again", 404)
+        return _error(_("this draft is gone (the server keeps only the latest few): read the photos again"), 404)
     body = request.get_json(silent=True) or {}
     corrections = {}
     for number, code in (body.get("corrections") or {}).items():
         try:
             corrections[int(number)] = Card.parse(str(code)).code
         except (ValueError, InvalidCardError):
-            return _error(f"card {number}: {code!r} is not a card code (e.g. AS, 10H, QD, BJ)")
+            return _error(_('card %(number)s: %(code)s is not a card code (e.g. AS, 10H, QD, BJ)', number=number, code=repr(code)))
     with _lock:
         try:
             result = learn_from_photos(_detector(), entry["photos"], entry["name"], parts=entry["parts"],
                                        corrections=corrections)
         except ValueError as error:
-            return _error(str(error))
+            return _error(error_text(error))
         if not result.complete:
             return jsonify({"saved": False, "draft": draft, **_result_json(result, entry["photos"])}), 422
         try:
             _store().save(result.profile)
         except ValueError as error:
-            return _error(str(error), 409)
+            return _error(error_text(error), 409)
         _drafts().pop(draft, None)
     return jsonify({"saved": True, "name": entry["name"], **_result_json(result, entry["photos"])})
 
@@ -164,9 +168,9 @@ def remove_deck(name: str):
     try:
         DeckStore.check_name(name)
     except ValueError as error:
-        return _error(str(error))
+        return _error(error_text(error))
     try:
         _store().remove(name)
     except ValueError as error:
-        return _error(str(error), 404)
+        return _error(error_text(error), 404)
     return jsonify({"removed": name})

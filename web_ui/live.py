@@ -38,7 +38,11 @@ STREAM_PATH = re.compile(r"^/api/tables/(?P<table_id>[^/]{1,40})/(?P<what>stream
 
 
 class BadResumePoint(ValueError):
-    pass
+    """A ``Last-Event-ID`` / ``after`` that is no change number (``value``: what was sent, shown back)."""
+
+    def __init__(self, text: str, value: str = "") -> None:
+        super().__init__(text)
+        self.value = value
 
 
 def sse(event: str, seq: int, data: dict) -> bytes:
@@ -88,7 +92,7 @@ def resume_point(table: Table, *candidates: str | None) -> int | None:
     given = [raw.strip() for raw in candidates if raw is not None and raw != ""]
     for text in given:  # each one given must be a number, even one the first makes moot
         if not text.isdigit() or len(text) > MAX_REVISION_DIGITS:
-            raise BadResumePoint(f"Last-Event-ID / after must be a change number (0 or more), got {text[:20]!r}")
+            raise BadResumePoint(f"Last-Event-ID / after must be a change number (0 or more), got {text[:20]!r}", repr(text[:20]))
     if not given:
         return None
     seq = int(given[0])

@@ -6,16 +6,20 @@ built. An error is ``CommandError(_("…"))``, or a :class:`~companion.messages.
 """
 from __future__ import annotations
 
-from companion.messages import Message
+from companion.messages import Message, MessageError
 
 
-class CommandError(Exception):
+class CommandError(MessageError):
     """A user-facing failure: printed as one clear line, exit status 2.
 
     Defined here, below :mod:`companion.cli`, so the command modules never import the module that
     loads them; ``companion.cli.CommandError`` is the same class.
     """
 
-    def __init__(self, message: "Message | str" = "", *args: object) -> None:
-        super().__init__(str(message), *args)
-        self.message = message
+
+def error_text(error: BaseException) -> str:
+    """An error in the command line's language: its :class:`Message` when it carries one, else its text."""
+    from companion import i18n
+
+    message = getattr(error, "message", None)
+    return i18n.current().render(message) if isinstance(message, Message) else str(error)

@@ -12,6 +12,7 @@ import json
 from typing import Any, Callable
 
 from companion.commands import CommandError
+from companion.i18n import _
 
 
 def add_replay_parser(commands, *, help: str, description: str, referee_help: str,
@@ -19,7 +20,7 @@ def add_replay_parser(commands, *, help: str, description: str, referee_help: st
     """Adds ``replay FILE [--format json|text] [--referee]`` to a game's sub-commands."""
     replay = commands.add_parser("replay", help=help, description=description)
     replay.add_argument("file")
-    replay.add_argument("--format", choices=("json", "text"), default="text")
+    replay.add_argument("--format", choices=("json", "text"), default="text", help=_("text (default) or json"))
     replay.add_argument("--referee", action="store_true", help=referee_help)
     replay.set_defaults(handler=handler)
     return replay
@@ -31,7 +32,7 @@ def run_replay(args, engine, load: Callable, run: Callable, format_text: Callabl
     try:
         scenario = load(args.file)
     except FileNotFoundError:
-        raise CommandError(f"no such scenario file: {args.file}") from None
+        raise CommandError(_("no such scenario file: %(path)s", path=args.file)) from None
     result = run(scenario)
     view = engine.referee_view(result.state) if args.referee else engine.view(result.state)
     if args.format == "json":

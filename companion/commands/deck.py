@@ -18,14 +18,15 @@ import argparse
 import json
 from pathlib import Path
 
-from companion.commands import CommandError
+from companion.commands import CommandError, error_text
+from companion.i18n import _, current
 
 
-def add_deck_options(parser, deck_help: str = "read with a deck learned by `companion deck learn`") -> None:
+def add_deck_options(parser, deck_help: str | None = None) -> None:
     """``--deck NAME`` and ``--data DIR``, shared by every command that reads cards."""
-    parser.add_argument("--deck", metavar="NAME", help=deck_help)
+    parser.add_argument("--deck", metavar="NAME", help=deck_help or _("read with a deck learned by `companion deck learn`"))
     parser.add_argument("--data", metavar="DIR",
-                        help="data folder holding learned decks (default $COMPANION_DATA, else companion-data)")
+                        help=_("data folder holding learned decks (default $COMPANION_DATA, else companion-data)"))
 
 
 def load_named_deck(args):
@@ -36,30 +37,30 @@ def load_named_deck(args):
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("deck", help="learn and manage the players' own decks", description=__doc__,
+    parser = subparsers.add_parser("deck", help=_("learn and manage the players' own decks"), description=__doc__,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="deck_command", metavar="SUBCOMMAND")
     parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])
-    learn = commands.add_parser("learn", help="learn a deck from photos of it (or a folder of card images)",
+    learn = commands.add_parser("learn", help=_("learn a deck from photos of it (or a folder of card images)"),
                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    learn.add_argument("photos", nargs="+", metavar="PHOTO", help="photos of the whole deck face up, or one folder of card images")
-    learn.add_argument("--name", required=True, help="the deck's name")
-    learn.add_argument("--data", metavar="DIR", help="data folder (default $COMPANION_DATA, else companion-data)")
-    learn.add_argument("--parts", action="store_true", help="the photos together, not each, show the deck once")
+    learn.add_argument("photos", nargs="+", metavar="PHOTO", help=_("photos of the whole deck face up, or one folder of card images"))
+    learn.add_argument("--name", required=True, help=_("the deck's name"))
+    learn.add_argument("--data", metavar="DIR", help=_("data folder (default $COMPANION_DATA, else companion-data)"))
+    learn.add_argument("--parts", action="store_true", help=_("the photos together, not each, show the deck once"))
     learn.add_argument("--set", action="append", default=[], metavar="NUMBER=CODE",
-                       help="name card NUMBER (as listed by an earlier try) yourself, e.g. 17=6S; repeatable")
-    learn.add_argument("--replace", action="store_true", help="replace a deck of that name")
-    learn.add_argument("--json", action="store_true", help="print the result (every card found, its code and sureness) as JSON")
-    learn.add_argument("--weights", metavar="PATH", help="folder with models.json and the ONNX files")
+                       help=_("name card NUMBER (as listed by an earlier try) yourself, e.g. 17=6S; repeatable"))
+    learn.add_argument("--replace", action="store_true", help=_("replace a deck of that name"))
+    learn.add_argument("--json", action="store_true", help=_("print the result (every card found, its code and sureness) as JSON"))
+    learn.add_argument("--weights", metavar="PATH", help=_("folder with models.json and the ONNX files"))
     learn.set_defaults(handler=learn_command)
-    listing = commands.add_parser("list", help="the learned decks")
+    listing = commands.add_parser("list", help=_("the learned decks"))
     listing.add_argument("--data", metavar="DIR")
     listing.set_defaults(handler=list_command)
-    show = commands.add_parser("show", help="what a learned deck knows")
+    show = commands.add_parser("show", help=_("what a learned deck knows"))
     show.add_argument("name")
     show.add_argument("--data", metavar="DIR")
     show.set_defaults(handler=show_command)
-    remove = commands.add_parser("remove", help="forget a learned deck")
+    remove = commands.add_parser("remove", help=_("forget a learned deck"))
     remove.add_argument("name")
     remove.add_argument("--data", metavar="DIR")
     remove.set_defaults(handler=remove_command)
@@ -70,11 +71,11 @@ def _corrections(items: list[str]) -> dict[int, str]:
 
     fixed = {}
     for item in items:
-        number, _, code = item.partition("=")
+        number, _equals, code = item.partition("=")
         try:
             fixed[int(number)] = Card.parse(code).code
         except (ValueError, InvalidCardError):
-            raise CommandError(f"--set {item!r}: expected NUMBER=CODE, e.g. 17=6S") from None
+            raise CommandError(_('--set %(item)s: expected NUMBER=CODE, e.g. 17=6S', item=repr(item))) from None
     return fixed
 
 
@@ -86,12 +87,13 @@ def learn_command(args) -> int:
     store = DeckStore(args.data)
     store.check_name(args.name)
     if store.exists(args.name) and not args.replace:
-        raise CommandError(f"a deck named {args.name!r} already exists in {store.root}: pick another name, "
-                           "or --replace it, or `companion deck remove` it first")
+        raise CommandError(_("a deck named %(name)s already exists in %(root)s: pick another name, or --replace it, or `companion deck "
+                             "remove` it first",
+                             name=repr(args.name), root=store.root))
     corrections = _corrections(args.set)
     folders = [p for p in args.photos if Path(p).is_dir()]
     if folders and len(args.photos) > 1:
-        raise CommandError("give either one folder of card images or photos, not both")
+        raise CommandError(_("give either one folder of card images or photos, not both"))
     frames = []
     if folders:
         card_images(folders[0])     # unknown file names, two images of a card, missing cards: before the models load
@@ -100,7 +102,7 @@ def learn_command(args) -> int:
             try:
                 frames.append((path, load_image(path)))
             except ValueError as error:
-                raise CommandError(str(error)) from None
+                raise CommandError(error_text(error)) from None
     detector = Detector.load(args.weights, tile="auto")
     if folders:
         result = learn_from_folder(detector, folders[0], args.name)
@@ -110,18 +112,21 @@ def learn_command(args) -> int:
         print(json.dumps(result.to_json(), indent=1))
     else:
         for number, card in result.asked():
-            where = f"{result.photos[card.photo]} at ({card.box[0]:.0f}, {card.box[1]:.0f})"
-            print(f"  #{number}: {where}: {'read ' + card.code + '?' if card.code else 'not placed'} "
-                  f"(classifier: {', '.join(card.guesses)})")
+            where = _("%(photo)s at (%(x)s, %(y)s)", photo=result.photos[card.photo], x=f"{card.box[0]:.0f}", y=f"{card.box[1]:.0f}")
+            reading = _("read %(code)s?", code=card.code) if card.code else _("not placed")
+            print(_("  #%(number)s: %(where)s: %(reading)s (classifier: %(guesses)s)", number=number, where=where, reading=reading,
+                    guesses=current().words(card.guesses)))
     if not result.complete:
-        problems = result.problems or ["nothing could be learned from these photos"]
-        raise CommandError(f"deck {args.name!r} not saved:\n  " + "\n  ".join(problems))
+        say = current().render
+        problems = [say(problem) for problem in result.problems] or [_("nothing could be learned from these photos")]
+        raise CommandError(_("deck %(name)s not saved:", name=repr(args.name)) + "\n  " + "\n  ".join(problems))
     target = store.save(result.profile, replace=args.replace)
     for note in result.notes:
-        print(f"  note: {note}")
+        print(_("  note: %(note)s", note=current().render(note)))
     info = result.profile.info
-    print(f"learned deck {args.name!r}: {info['cards']} cards, {len(result.profile.codes)} index views"
-          f"{', its back' if result.profile.back is not None else ', no back seen'}, in {result.seconds:.1f} s → {target}")
+    print(_('learned deck %(name)s: %(cards)s cards, %(count)s index views%(value)s, in %(seconds)s s → %(target)s',
+            name=repr(args.name), cards=info['cards'], count=len(result.profile.codes),
+            value=_(", its back") if result.profile.back is not None else _(", no back seen"), seconds=format(result.seconds, '.1f'), target=target))
     return 0
 
 
@@ -131,11 +136,11 @@ def list_command(args) -> int:
     store = DeckStore(args.data)
     names = store.names()
     if not names:
-        print(f"no decks learned in {store.root} (companion deck learn --name NAME PHOTO...)")
+        print(_('no decks learned in %(root)s (companion deck learn --name NAME PHOTO...)', root=store.root))
     for name in names:
         profile = store.load(name)
-        print(f"{name}: {profile.info.get('cards', '?')} cards, learned {profile.info.get('created', '?')} "
-              f"from {profile.info.get('source', '?')}")
+        print(_("%(name)s: %(get)s cards, learned %(get2)s from %(get3)s",
+                name=name, get=profile.info.get('cards', '?'), get2=profile.info.get('created', '?'), get3=profile.info.get('source', '?')))
     return 0
 
 
@@ -144,14 +149,14 @@ def show_command(args) -> int:
 
     profile = DeckStore(args.data).load(args.name)
     learned = profile.learned_codes
-    print(f"{profile.name}: {len(learned)} cards, {len(profile.codes)} index views, "
-          f"back {'known' if profile.back is not None else 'not seen'}")
+    print(_('%(name)s: %(count)s cards, %(count2)s index views, back %(value)s',
+            name=profile.name, count=len(learned), count2=len(profile.codes), value=_("known") if profile.back is not None else _("not seen")))
     for key in ("created", "source", "photos", "learn_seconds", "none_floor"):
         if key in profile.info:
-            print(f"  {key}: {profile.info[key]}")
+            print(_('  %(key)s: %(info)s', key=key, info=profile.info[key]))
     missing = [c for c in DECK_CODES if c not in learned]
     if missing:
-        print(f"  not learned: {' '.join(missing)}")
+        print(_('  not learned: %(missing)s', missing=' '.join(missing)))
     return 0
 
 
@@ -159,5 +164,5 @@ def remove_command(args) -> int:
     from companion.vision.deckprofile import DeckStore
 
     DeckStore(args.data).remove(args.name)
-    print(f"removed deck {args.name!r}")
+    print(_('removed deck %(name)s', name=repr(args.name)))
     return 0

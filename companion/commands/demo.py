@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from companion.commands import CommandError
+from companion.commands import CommandError, error_text
+from companion.i18n import _
 from companion.games import GAMES
 
 
@@ -26,26 +27,26 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("demo", help="synthetic table recordings", description=__doc__,
+    parser = subparsers.add_parser("demo", help=_("synthetic table recordings"), description=__doc__,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="demo_command", metavar="SUBCOMMAND")
     parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])
-    render = commands.add_parser("render", help="render a recording and its truth.json", description=__doc__,
+    render = commands.add_parser("render", help=_("render a recording and its truth.json"), description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     render.add_argument("--game", required=True, choices=GAMES)
     render.add_argument("--seed", type=int, default=0)
-    render.add_argument("--out", required=True, help="folder to write (frames/ or recording.mp4, truth.json)")
-    render.add_argument("--video", action="store_true", help="write recording.mp4 (mp4v) instead of a JPEG folder")
-    render.add_argument("--size", type=_size, default=(960, 720), help="frame size WIDTHxHEIGHT (default 960x720)")
-    render.add_argument("--fps", type=float, default=8.0, help="frames per second (default 8)")
-    render.add_argument("--quality", type=int, default=85, help="JPEG quality of the frames (default 85)")
-    render.add_argument("--noise", type=float, default=4.0, help="sensor noise, grey levels (default 4; 0 makes small videos)")
-    render.add_argument("--blur", type=float, default=0.6, help="lens blur sigma in pixels (default 0.6)")
+    render.add_argument("--out", required=True, help=_("folder to write (frames/ or recording.mp4, truth.json)"))
+    render.add_argument("--video", action="store_true", help=_("write recording.mp4 (mp4v) instead of a JPEG folder"))
+    render.add_argument("--size", type=_size, default=(960, 720), help=_("frame size WIDTHxHEIGHT (default 960x720)"))
+    render.add_argument("--fps", type=float, default=8.0, help=_("frames per second (default 8)"))
+    render.add_argument("--quality", type=int, default=85, help=_("JPEG quality of the frames (default 85)"))
+    render.add_argument("--noise", type=float, default=4.0, help=_("sensor noise, grey levels (default 4; 0 makes small videos)"))
+    render.add_argument("--blur", type=float, default=0.6, help=_("lens blur sigma in pixels (default 0.6)"))
     render.add_argument("--deck-art", metavar="DIR",
-                        help="draw the cards with this deck's art: a folder of card images named by code "
-                             "(10c.jpg, QH.png, BJ.png, back.png; case-insensitive) instead of the project's drawn deck")
+                        help=_("draw the cards with this deck's art: a folder of card images named by code "
+                             "(10c.jpg, QH.png, BJ.png, back.png; case-insensitive) instead of the project's drawn deck"))
     render.add_argument("--card-truth", action="store_true",
-                        help="also write cards.jsonl.gz: every card a perfect detector would see, per frame")
+                        help=_("also write cards.jsonl.gz: every card a perfect detector would see, per frame"))
     render.set_defaults(handler=render_command)
 
 
@@ -54,20 +55,22 @@ def render_command(args) -> int:
     from companion.synthetic.recording import CameraSettings, build_scenario, write_recording
 
     if args.fps <= 0 or args.fps > 60:
-        raise CommandError("--fps must be between 0 and 60")
+        raise CommandError(_("--fps must be between 0 and 60"))
     if not 10 <= args.quality <= 100:
-        raise CommandError("--quality must be between 10 and 100")
+        raise CommandError(_("--quality must be between 10 and 100"))
     scenario = build_scenario(args.game, args.seed)
     if not 0 <= args.noise <= 50 or not 0 <= args.blur <= 10:
-        raise CommandError("--noise must be 0-50 and --blur 0-10")
+        raise CommandError(_("--noise must be 0-50 and --blur 0-10"))
     try:
         deck = load_deck_art(args.deck_art)
     except ValueError as error:
-        raise CommandError(f"--deck-art: {error}") from None
+        raise CommandError(_('--deck-art: %(error)s', error=error_text(error))) from None
     camera = CameraSettings(width=args.size[0], height=args.size[1], fps=args.fps, noise=args.noise, blur=args.blur,
                             deck=deck)
     truth = write_recording(scenario, args.out, camera, video=args.video, jpeg_quality=args.quality,
                             card_truth=args.card_truth)
-    print(f"wrote {truth['frames']} frames ({truth['frames'] / camera.fps:.1f} s) of {args.game} seed {args.seed} "
-          f"to {args.out}{' with the deck ' + deck.name if args.deck_art else ''}: {scenario.description}")
+    with_deck = _(" with the deck %(deck)s", deck=deck.name) if args.deck_art else ""
+    print(_("wrote %(frames)s frames (%(seconds)s s) of %(game)s seed %(seed)s to %(out)s%(deck)s: %(description)s", frames=truth["frames"],
+            seconds=format(truth["frames"] / camera.fps, ".1f"), game=args.game, seed=args.seed, out=args.out, deck=with_deck,
+            description=scenario.description))
     return 0

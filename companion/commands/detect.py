@@ -6,24 +6,26 @@ import time
 from pathlib import Path
 
 from companion.cards import Card
+from companion.commands import error_text
 from companion.commands._model_options import add_model_options
 from companion.commands.deck import add_deck_options, load_named_deck
+from companion.i18n import _, ngettext
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "detect", help="find and read the cards in images",
+        "detect", help=_("find and read the cards in images"),
         description="Find and read the cards in one or more images (corner-index detector + classifier).")
-    parser.add_argument("images", nargs="+", metavar="IMAGE", help="image files (JPEG, PNG, …)")
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help=_("image files (JPEG, PNG, …)"))
     parser.add_argument("--json", action="store_true",
-                        help='one JSON object per image per line: {"image", "cards": [{"code", "confidence", "box"}], "ms"}')
+                        help=_('one JSON object per image per line: {"image", "cards": [{"code", "confidence", "box"}], "ms"}'))
     parser.add_argument("--tile", default="auto", metavar="auto|off|PX",
-                        help="look closer in overlapping windows when the indices are small for the frame "
+                        help=_("look closer in overlapping windows when the indices are small for the frame "
                              "(a whole table, a high-resolution photo): auto sizes the windows from what the first "
-                             "pass found; PX fixes their side in pixels; off reads the whole frame once (default auto)")
+                             "pass found; PX fixes their side in pixels; off reads the whole frame once (default auto)"))
     add_model_options(parser)
     add_deck_options(parser)
-    parser.add_argument("--save-annotated", metavar="DIR", help="also write each image with boxes and codes drawn into DIR")
+    parser.add_argument("--save-annotated", metavar="DIR", help=_("also write each image with boxes and codes drawn into DIR"))
     parser.set_defaults(handler=run)
 
 
@@ -51,7 +53,7 @@ def run(args) -> int:
             if args.json:
                 print(json.dumps({"image": path, "error": str(error)}), flush=True)
             else:
-                print(f"{path}: error: {error}", flush=True)
+                print(_('%(path)s: error: %(error)s', path=path, error=error_text(error)), flush=True)
             continue
         start = time.perf_counter()
         reading = detector.read(frame)
@@ -60,10 +62,13 @@ def run(args) -> int:
         if args.json:
             print(json.dumps({"image": path, "cards": cards.to_json(), "ms": round(elapsed_ms, 1)}), flush=True)
         else:
-            print(f"{path}: {len(cards)} card{'s' if len(cards) != 1 else ''} ({elapsed_ms:.0f} ms)")
+            print(ngettext("%(path)s: %(n)d card (%(ms)s ms)", "%(path)s: %(n)d cards (%(ms)s ms)", len(cards), path=path,
+                           ms=format(elapsed_ms, ".0f")))
             for code, confidence, box in zip(cards.codes, cards.confidences, cards.boxes):
                 x1, y1, x2, y2 = (int(round(v)) for v in box)
-                print(f"  {code:<5} {Card.parse(code).pretty:<15} {confidence:.2f}  at ({x1}, {y1})–({x2}, {y2})")
+                print(_("  %(code)s %(pretty)s %(confidence)s  at (%(x1)s, %(y1)s)–(%(x2)s, %(y2)s)",
+                        code=format(code, '<5'), pretty=format(Card.parse(code).pretty,
+                                                               '<15'), confidence=format(confidence, '.2f'), x1=x1, y1=y1, x2=x2, y2=y2))
         if out_dir is not None:
             import cv2
 

@@ -2,28 +2,34 @@
 from __future__ import annotations
 
 from companion.commands import _replay
+from companion.i18n import _, current
 
 
 def format_text(view: dict, result) -> str:
-    lines = list(view["log"])
+    """The table in words, in the command line's language (the engine's messages translated)."""
+    say = current().render
+    cards = lambda codes: " ".join(codes) or "-"   # noqa: E731 (card codes, the same in every language)
+    lines = [say(line) for line in view["log"]]
     lines.append("")
     for player in view["players"]:
-        guild = player["guild_name"] or "no guild yet"
-        state = " (out)" if player["out"] else ""
-        lines.append(f"{player['name']}{state} [{guild}]: {player['hand_count']} cards in hand, rest area "
-                     f"{' '.join(player['rest_area']) or '-'}, treasures {' '.join(player['treasures']) or '-'}, "
-                     f"trophies {' '.join(player['trophies']) or '-'}")
-    marker = view["marker"]["text"] if view["marker"] else "no doubling marker"
-    lines.append(f"dungeon: {view['dungeon_count']} cards; {marker}; exile: {' '.join(view['exile']) or '-'}")
+        guild = say(player["guild_name"]) if player["guild_name"] else _("no guild yet")
+        out = _(" (out)") if player["out"] else ""
+        line = _("%(player)s [%(guild)s]: %(hand)s cards in hand, rest area %(rest)s, treasures %(treasures)s, trophies %(trophies)s",
+                 player=player["name"] + out, guild=guild, hand=player["hand_count"],
+                 rest=cards(player["rest_area"]), treasures=cards(player["treasures"]), trophies=cards(player["trophies"]))
+        lines.append(line)
+    marker = say(view["marker"]["text"]) if view["marker"] else _("no doubling marker")
+    lines.append(_("dungeon: %(count)s cards; %(marker)s; exile: %(exile)s", count=view["dungeon_count"], marker=marker,
+                   exile=cards(view["exile"])))
     battlefield = view["battlefield"]
     if battlefield and "enemy_power" in battlefield:
-        lines.append(f"battlefield: enemy {battlefield['enemy_power']} ({battlefield['enemy_power_text']}); "
-                     f"{battlefield['multiplier']['text']}; players {battlefield['players_total']}")
-    status = view["result"]["text"] if view["result"] else f"phase {view['phase']}"
-    lines.append(status)
+        lines.append(_("battlefield: enemy %(power)s (%(how)s); %(multiplier)s; players %(total)s", power=battlefield["enemy_power"],
+                       how=say(battlefield["enemy_power_text"]), multiplier=say(battlefield["multiplier"]["text"]),
+                       total=battlefield["players_total"]))
+    lines.append(say(view["result"]["text"]) if view["result"] else _("phase %(phase)s", phase=view["phase"]))
     if result.error:
-        lines.append(f"stopped at refused {result.error}")
-    lines.extend(f"EXPECTATION FAILED: {failure}" for failure in result.failures)
+        lines.append(_("stopped at refused %(event)s", event=result.error))
+    lines.extend(_("EXPECTATION FAILED: %(failure)s", failure=failure) for failure in result.failures)
     return "\n".join(lines)
 
 
@@ -35,11 +41,11 @@ def run_replay(args) -> int:
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("dungeon", help="Guilds and Dungeon referee tools")
+    parser = subparsers.add_parser("dungeon", help=_("Guilds and Dungeon referee tools"))
     commands = parser.add_subparsers(dest="dungeon_command", metavar="COMMAND", required=True)
-    _replay.add_replay_parser(commands, help="replay a scenario file (players, options, deal, events, expect)",
-                              description="Replay a Guilds and Dungeon scenario through the referee, print the "
-                                          "final table and check its 'expect' block (exit status 1 when an "
-                                          "expectation fails).",
-                              referee_help="also show what the companion knows of each secret hand (never shown to players)",
+    _replay.add_replay_parser(commands, help=_("replay a scenario file (players, options, deal, events, expect)"),
+                              description=_("Replay a Guilds and Dungeon scenario through the referee, print the "
+                                            "final table and check its 'expect' block (exit status 1 when an "
+                                            "expectation fails)."),
+                              referee_help=_("also show what the companion knows of each secret hand (never shown to players)"),
                               handler=run_replay)

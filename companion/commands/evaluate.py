@@ -8,28 +8,29 @@ from pathlib import Path
 
 from companion.commands._model_options import add_model_options
 from companion.commands.deck import add_deck_options, load_named_deck
+from companion.i18n import _
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "evaluate", help="score the card recogniser on a folder of labelled photos",
+        "evaluate", help=_("score the card recogniser on a folder of labelled photos"),
         description="Score the recogniser card by card (precision, recall, F1, confusions) on a folder in the "
                     "YOLO layout: images/, labels/, data.yaml. Rules: see companion/vision/evaluation.py.")
-    parser.add_argument("folder", metavar="DIR", help="labelled folder (e.g. ../shared/datasets/cardcounterml)")
+    parser.add_argument("folder", metavar="DIR", help=_("labelled folder (e.g. ../shared/datasets/cardcounterml)"))
     parser.add_argument("--split", choices=("holdout", "all"), default="holdout",
-                        help="holdout: only the photos never used in training (vision_models/real_split.py); all: every photo")
+                        help=_("holdout: only the photos never used in training (vision_models/real_split.py); all: every photo"))
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
-                        help="score photos in N worker processes, each with its own detector (default 1)")
-    parser.add_argument("--limit", type=int, metavar="N", help="score only the first N photos of the split (a smoke run)")
+                        help=_("score photos in N worker processes, each with its own detector (default 1)"))
+    parser.add_argument("--limit", type=int, metavar="N", help=_("score only the first N photos of the split (a smoke run)"))
     parser.add_argument("--tile", default="auto", metavar="auto|off|PX",
-                        help="a closer look in overlapping windows for frames whose indices are small, as "
-                             "`companion detect` does (default auto)")
+                        help=_("a closer look in overlapping windows for frames whose indices are small, as "
+                             "`companion detect` does (default auto)"))
     parser.add_argument("--mosaic", type=int, default=1, metavar="K",
-                        help="score K×K photos at a time as one frame: the same cards seen K times farther away")
+                        help=_("score K×K photos at a time as one frame: the same cards seen K times farther away"))
     add_model_options(parser)
     add_deck_options(parser)
-    parser.add_argument("--json", action="store_true", help="print the full result as one JSON object")
-    parser.add_argument("--out", metavar="REPORT.md", help="also write a Markdown report (e.g. vision_models/EVALUATION.md)")
+    parser.add_argument("--json", action="store_true", help=_("print the full result as one JSON object"))
+    parser.add_argument("--out", metavar="REPORT.md", help=_("also write a Markdown report (e.g. vision_models/EVALUATION.md)"))
     parser.set_defaults(handler=run)
 
 
@@ -90,9 +91,9 @@ def run(args) -> int:
 
     def progress(done: int, total: int) -> None:
         if sys.stderr.isatty():
-            print(f"\r{done}/{total} photos", end="" if done < total else "\n", file=sys.stderr, flush=True)
+            print(_('\r%(done)s/%(total)s photos', done=done, total=total), end="" if done < total else "\n", file=sys.stderr, flush=True)
         elif done == total or done % 50 == 0:
-            print(f"{done}/{total} photos", file=sys.stderr, flush=True)
+            print(_('%(done)s/%(total)s photos', done=done, total=total), file=sys.stderr, flush=True)
 
     load_options = {"weights_dir": args.weights, "backend": args.backend, "threads": args.threads, "conf": args.conf,
                     "tile": args.tile, "precision": args.precision, "deck": args.deck, "data": args.data}
@@ -105,12 +106,13 @@ def run(args) -> int:
         print(json.dumps(summary))
     else:
         overall = summary["overall"]
-        print(f"{summary['images']} photos ({summary['split']}), {summary['truth_cards']} cards: "
-              f"precision {overall['precision']:.3f}  recall {overall['recall']:.3f}  F1 {overall['f1']:.3f}")
-        print(f"  {overall['tp']} right, {summary['confused']} read as another card, "
-              f"{summary['misses']} missed, {summary['false_positives']} false")
+        print(_("%(images)s photos (%(split)s), %(truth_cards)s cards: precision %(precision)s  recall %(recall)s  F1 %(f1)s",
+                images=summary["images"], split=summary["split"], truth_cards=summary["truth_cards"],
+                precision=format(overall["precision"], ".3f"), recall=format(overall["recall"], ".3f"), f1=format(overall["f1"], ".3f")))
+        print(_("  %(tp)s right, %(confused)s read as another card, %(misses)s missed, %(false_positives)s false",
+                tp=overall['tp'], confused=summary['confused'], misses=summary['misses'], false_positives=summary['false_positives']))
         if summary["confusions"]:
             print("  top confusions: " + ", ".join(f"{c['truth']}→{c['predicted']} ×{c['count']}" for c in summary["confusions"][:8]))
         if args.out:
-            print(f"  report written to {args.out}")
+            print(_('  report written to %(out)s', out=args.out))
     return 0

@@ -11,21 +11,22 @@ from __future__ import annotations
 import argparse
 
 from companion.commands import CommandError
+from companion.i18n import _, ngettext
 from companion.games import GAMES
 
 
 def register(subparsers) -> None:
     from calibration.mats import PAPERS
 
-    parser = subparsers.add_parser("mat", help="print a game mat (PDF, true scale)", description=__doc__,
+    parser = subparsers.add_parser("mat", help=_("print a game mat (PDF, true scale)"), description=__doc__,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", choices=GAMES, default=None)
-    parser.add_argument("--players", type=int, default=None, help="2, 3 or 4 (Guilds and Dungeon, The Chosen)")
-    parser.add_argument("--layout", default=None, help="a layout JSON file (or shipped name) instead of --game")
+    parser.add_argument("--players", type=int, default=None, help=_("2, 3 or 4 (Guilds and Dungeon, The Chosen)"))
+    parser.add_argument("--layout", default=None, help=_("a layout JSON file (or shipped name) instead of --game"))
     parser.add_argument("--paper", choices=PAPERS, default="A3")
     parser.add_argument("--charuco", action="store_true",
-                        help="print the ChArUco board for 'companion table calibrate-lens' instead of a game mat")
-    parser.add_argument("--out", required=True, help="the PDF to write")
+                        help=_("print the ChArUco board for 'companion table calibrate-lens' instead of a game mat"))
+    parser.add_argument("--out", required=True, help=_("the PDF to write"))
     parser.set_defaults(handler=mat_command)
 
 
@@ -34,21 +35,24 @@ def mat_command(args) -> int:
     from calibration.mats import sheet_plan, write_charuco_pdf, write_mat_pdf
 
     if not args.out.lower().endswith(".pdf"):
-        raise CommandError(f"--out must name a .pdf file, got {args.out!r}")
+        raise CommandError(_('--out must name a .pdf file, got %(out)s', out=repr(args.out)))
     if args.charuco:
         size = write_charuco_pdf(args.out, args.paper)
-        print(f"wrote {args.out}: ChArUco board {size[0]:g}×{size[1]:g} mm, true scale; film it from several angles")
+        print(_("wrote %(out)s: ChArUco board %(size)s×%(size2)s mm, true scale; film it from several angles",
+                out=args.out, size=format(size[0], 'g'), size2=format(size[1], 'g')))
         return 0
     if args.layout:
         layout = load_layout(args.layout)
     elif args.game:
         if args.game == "kingdoms" and args.players not in (None, 2, 3, 4):
-            raise CommandError("Kingdoms takes 2 to 4 players")
+            raise CommandError(_("Kingdoms takes 2 to 4 players"))
         layout = layout_for(args.game, args.players)
     else:
-        raise CommandError("say which mat: --game kingdoms|dungeon|chosen, or --layout FILE (or --charuco)")
+        raise CommandError(_("say which mat: --game kingdoms|dungeon|chosen, or --layout FILE (or --charuco)"))
     pages = write_mat_pdf(layout, args.out, args.paper)
-    page, _ = sheet_plan(layout, args.paper)
-    print(f"wrote {args.out}: {layout.name} mat, {layout.width:g}×{layout.height:g} mm on {pages} "
-          f"{args.paper.split('-')[0]} sheet{'s' if pages != 1 else ''} ({page[0]:g}×{page[1]:g} mm), true scale")
+    page, _sheets = sheet_plan(layout, args.paper)
+    print(ngettext("wrote %(out)s: %(name)s mat, %(width)s×%(height)s mm on %(n)d %(paper)s sheet (%(page)s mm), true scale",
+                   "wrote %(out)s: %(name)s mat, %(width)s×%(height)s mm on %(n)d %(paper)s sheets (%(page)s mm), true scale", pages,
+                   out=args.out, name=layout.name, width=format(layout.width, "g"), height=format(layout.height, "g"),
+                   paper=args.paper.split("-")[0], page=f"{page[0]:g}×{page[1]:g}"))
     return 0

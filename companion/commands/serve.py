@@ -10,7 +10,7 @@ import shutil
 import socket
 import subprocess
 
-from companion.commands import CommandError
+from companion.commands import CommandError, error_text
 from companion.i18n import _, ngettext, normalize
 
 # Threads for ordinary requests (= web_ui.server.WSGI_THREADS; kept here so --help stays cheap): the
@@ -102,8 +102,12 @@ def demo_config(game: str, detector_choice: str, clock=None) -> dict:
 
     folder = demo_dir(game)
     detector, kind = demo_detector(game, detector_choice)
-    print("Demo detector: " + ("the shipped neural detector" if kind == "neural" else "the recording's own card list"
-                               + ("" if detector_choice == "truth" else " (no neural weights installed)")))
+    if kind == "neural":
+        print(_("Demo detector: the shipped neural detector"))
+    elif detector_choice == "truth":
+        print(_("Demo detector: the recording's own card list"))
+    else:
+        print(_("Demo detector: the recording's own card list (no neural weights installed)"))
 
     def open_camera(spec):
         live = open_live(spec, clock)
@@ -130,7 +134,7 @@ def start_demo_table(app, game: str):
     if table is None:
         # The PIN is kept in the clear for the demo only, so a rerun can print it again: a demo table holds
         # nothing anyone entered.
-        pin = "".join(secrets.choice("0123456789") for _ in range(6))
+        pin = "".join(secrets.choice("0123456789") for _digit in range(6))
         table, pin = registry.create(game, truth["setup"], meta={"demo": game, "demo_pin": pin}, pin=pin)
     else:
         pin = table.record.meta["demo_pin"]
@@ -149,7 +153,7 @@ def check_default_deck(name: str, data: pathlib.Path) -> str:
     try:
         load_deck(name, data)
     except ValueError as error:
-        raise CommandError(_("--deck: %(error)s", error=error)) from None
+        raise CommandError(_("--deck: %(error)s", error=error_text(error))) from None
     return name
 
 

@@ -15,55 +15,56 @@ import json
 import pathlib
 import sys
 
-from companion.commands import CommandError
+from companion.commands import CommandError, error_text
+from companion.i18n import _, current
 from companion.commands.deck import add_deck_options, load_named_deck
 from companion.games import GAMES
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("table", help="the camera table pipeline", description=__doc__,
+    parser = subparsers.add_parser("table", help=_("the camera table pipeline"), description=__doc__,
                                    formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="table_command", metavar="SUBCOMMAND")
     parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])
-    run = commands.add_parser("run", help="run the pipeline on a source and print the final game state",
+    run = commands.add_parser("run", help=_("run the pipeline on a source and print the final game state"),
                               description=__doc__, formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
     run.add_argument("--game", required=True, choices=GAMES)
-    run.add_argument("--source", required=True, help="camera index, video file, image folder or recording folder")
-    run.add_argument("--players", default=None, help="player names, comma-separated (e.g. Ann,Bob,Cy), or a count")
-    run.add_argument("--setup", default=None, metavar="FILE", help="a JSON game setup (players, options) and optional setup_events")
+    run.add_argument("--source", required=True, help=_("camera index, video file, image folder or recording folder"))
+    run.add_argument("--players", default=None, help=_("player names, comma-separated (e.g. Ann,Bob,Cy), or a count"))
+    run.add_argument("--setup", default=None, metavar="FILE", help=_("a JSON game setup (players, options) and optional setup_events"))
     run.add_argument("--mat", choices=("auto", "none"), default="auto",
-                     help="auto: find the mat's markers (Kingdoms falls back to the cards alone); none: no mat (Kingdoms only)")
-    run.add_argument("--layout", default=None, help="a mat layout name or JSON file (default: the game's shipped mat)")
-    run.add_argument("--lens", default=None, metavar="FILE", help="lens calibration JSON for this camera")
+                     help=_("auto: find the mat's markers (Kingdoms falls back to the cards alone); none: no mat (Kingdoms only)"))
+    run.add_argument("--layout", default=None, help=_("a mat layout name or JSON file (default: the game's shipped mat)"))
+    run.add_argument("--lens", default=None, metavar="FILE", help=_("lens calibration JSON for this camera"))
     run.add_argument("--detector", choices=("auto", "truth"), default="auto",
-                     help="auto: the shipped neural detector; truth: the recording's cards.jsonl.gz (tests the tracking only)")
+                     help=_("auto: the shipped neural detector; truth: the recording's cards.jsonl.gz (tests the tracking only)"))
     run.add_argument("--tile", default="auto", metavar="auto|off|PX",
-                     help="neural detector: look closer in overlapping windows when the cards are small in the frame "
-                          "(auto: sized from what the first pass found; PX: window side in pixels; default auto)")
+                     help=_("neural detector: look closer in overlapping windows when the cards are small in the frame "
+                          "(auto: sized from what the first pass found; PX: window side in pixels; default auto)"))
     add_deck_options(run, "neural detector: read with a deck learned by `companion deck learn`")
-    run.add_argument("--fps", type=float, default=None, help="frame rate of an image folder (default: truth.json's, else 10)")
+    run.add_argument("--fps", type=float, default=None, help=_("frame rate of an image folder (default: truth.json's, else 10)"))
     run.add_argument("--live", action="store_true",
-                     help="play a recording at its own frame rate as a camera would: frames the pipeline cannot keep up "
-                          "with are dropped")
+                     help=_("play a recording at its own frame rate as a camera would: frames the pipeline cannot keep up "
+                          "with are dropped"))
     run.add_argument("--frame-cost", default=None, metavar="SECONDS|work",
-                     help="with --live: charge every frame this many seconds on a simulated clock instead of timing it, "
+                     help=_("with --live: charge every frame this many seconds on a simulated clock instead of timing it, "
                           "or 'work': by the detector passes and readings it took, as on the 2-core laptop "
-                          "(the same frames on any machine)")
-    run.add_argument("--max-frames", type=int, default=None, help="stop after this many frames (live cameras)")
-    run.add_argument("--settle", type=float, default=None, help="seconds a card must be seen steadily (default 0.6)")
-    run.add_argument("--refresh", type=float, default=3.0, help="re-find the mat's markers every this many seconds (default 3)")
-    run.add_argument("--json", action="store_true", help="print the whole result as JSON")
-    run.add_argument("--events", action="store_true", help="print each table and engine event as it happens")
-    run.add_argument("--check-truth", action="store_true", help="compare the final state with the recording's truth.json")
+                          "(the same frames on any machine)"))
+    run.add_argument("--max-frames", type=int, default=None, help=_("stop after this many frames (live cameras)"))
+    run.add_argument("--settle", type=float, default=None, help=_("seconds a card must be seen steadily (default 0.6)"))
+    run.add_argument("--refresh", type=float, default=3.0, help=_("re-find the mat's markers every this many seconds (default 3)"))
+    run.add_argument("--json", action="store_true", help=_("print the whole result as JSON"))
+    run.add_argument("--events", action="store_true", help=_("print each table and engine event as it happens"))
+    run.add_argument("--check-truth", action="store_true", help=_("compare the final state with the recording's truth.json"))
     run.set_defaults(handler=run_command)
-    lens = commands.add_parser("calibrate-lens", help="lens calibration from views of the ChArUco board (companion mat --charuco)",
+    lens = commands.add_parser("calibrate-lens", help=_("lens calibration from views of the ChArUco board (companion mat --charuco)"),
                                description="Film the printed ChArUco board from several angles (a video, a folder of photos "
                                            "or a camera); the camera matrix and distortion are saved as JSON for --lens.")
-    lens.add_argument("--source", required=True, help="video file, image folder or camera index")
-    lens.add_argument("--out", required=True, help="the JSON file to write")
-    lens.add_argument("--camera", default="", help="a name for this camera, stored in the file")
-    lens.add_argument("--every", type=int, default=5, help="use every Nth frame of a video or camera (default 5)")
-    lens.add_argument("--max-views", type=int, default=40, help="stop after this many frames used (default 40)")
+    lens.add_argument("--source", required=True, help=_("video file, image folder or camera index"))
+    lens.add_argument("--out", required=True, help=_("the JSON file to write"))
+    lens.add_argument("--camera", default="", help=_("a name for this camera, stored in the file"))
+    lens.add_argument("--every", type=int, default=5, help=_("use every Nth frame of a video or camera (default 5)"))
+    lens.add_argument("--max-views", type=int, default=40, help=_("stop after this many frames used (default 40)"))
     lens.set_defaults(handler=calibrate_lens_command)
 
 
@@ -80,18 +81,18 @@ def _setup(args, truth: dict | None) -> tuple[dict, list[dict]]:
         try:
             data = json.loads(pathlib.Path(args.setup).read_text())
         except FileNotFoundError:
-            raise CommandError(f"no setup file {args.setup}") from None
+            raise CommandError(_('no setup file %(setup)s', setup=args.setup)) from None
         except json.JSONDecodeError as error:
-            raise CommandError(f"{args.setup} is not JSON: {error}") from None
+            raise CommandError(_('%(setup)s is not JSON: %(error)s', setup=args.setup, error=error_text(error))) from None
         if not isinstance(data, dict):
-            raise CommandError(f"{args.setup} must hold a JSON object")
+            raise CommandError(_('%(setup)s must hold a JSON object', setup=args.setup))
         events = data.pop("setup_events", [])
         return data, events
     if args.players:
         text = args.players.strip()
         names = [f"P{i + 1}" for i in range(int(text))] if text.isdigit() else [n.strip() for n in text.split(",") if n.strip()]
         if len(names) < 2:
-            raise CommandError("--players needs at least two names (or a count of 2 or more)")
+            raise CommandError(_("--players needs at least two names (or a count of 2 or more)"))
         return {"players": names}, []
     if truth and truth.get("game") == args.game:
         return dict(truth["setup"]), list(truth.get("setup_events", []))
@@ -104,21 +105,22 @@ def _detector(args):
         from companion.synthetic.recording import TruthDetector
 
         if args.deck:
-            raise CommandError("--deck reads with the neural detector: it does not go with --detector truth")
+            raise CommandError(_("--deck reads with the neural detector: it does not go with --detector truth"))
         path = pathlib.Path(args.source)
         folder = path if path.is_dir() else path.parent
         try:
             return TruthDetector.from_jsonl(folder)
         except ValueError as error:
-            raise CommandError(f"--detector truth needs the recording's card list ({error})") from None
+            raise CommandError(_("--detector truth needs the recording's card list (%(error)s)", error=error_text(error))) from None
     from companion.vision import Detector, WeightsMissingError
 
     deck = load_named_deck(args)
     try:
         return Detector.load(tile=args.tile).with_deck(deck, closer=False)
     except WeightsMissingError as error:
-        raise CommandError(f"the card detector is not installed ({error}); "
-                           "'--detector truth' replays a rendered recording's cards.jsonl.gz to test the tracking only") from None
+        raise CommandError(_("the card detector is not installed (%(error)s); '--detector truth' replays a rendered recording's "
+                             "cards.jsonl.gz to test the tracking only",
+                             error=error_text(error))) from None
 
 
 def _frame_cost(args):
@@ -126,7 +128,7 @@ def _frame_cost(args):
     if args.frame_cost is None:
         return None
     if not args.live:
-        raise CommandError("--frame-cost needs --live")
+        raise CommandError(_("--frame-cost needs --live"))
     if args.frame_cost == "work":
         from companion.table.live import WorkCost
 
@@ -136,7 +138,7 @@ def _frame_cost(args):
     except ValueError:
         seconds = -1.0
     if not seconds >= 0:
-        raise CommandError(f"--frame-cost is a number of seconds of at least 0 or 'work', got {args.frame_cost!r}")
+        raise CommandError(_("--frame-cost is a number of seconds of at least 0 or 'work', got %(frame_cost)s", frame_cost=repr(args.frame_cost)))
     return seconds
 
 
@@ -149,7 +151,7 @@ def run_command(args) -> int:
     from companion.table.tracker import TrackerConfig
 
     if args.refresh <= 0 or (args.settle is not None and args.settle <= 0):
-        raise CommandError("--refresh and --settle must be positive numbers of seconds")
+        raise CommandError(_("--refresh and --settle must be positive numbers of seconds"))
     frame_cost = _frame_cost(args)
     truth = _truth_near(args.source)
     setup, setup_events = _setup(args, truth)
@@ -167,14 +169,14 @@ def run_command(args) -> int:
         if not args.events:
             return
         for event in result.table_events:
-            print(f"{event.time:7.2f}s  {event.describe()}", file=sys.stderr)
+            print(_('%(time)ss  %(describe)s', time=format(event.time, '7.2f'), describe=current().render(event.describe())), file=sys.stderr)
         for outcome in result.outcomes:
             for engine_event in outcome.engine_events:
-                print(f"           → {json.dumps(engine_event)}", file=sys.stderr)
+                print(_('           → %(dumps)s', dumps=json.dumps(engine_event)), file=sys.stderr)
             for engine_event in outcome.automatic_events:
-                print(f"           → {json.dumps(engine_event)} (automatic)", file=sys.stderr)
+                print(_('           → %(dumps)s (automatic)', dumps=json.dumps(engine_event)), file=sys.stderr)
             for question in outcome.questions:
-                print(f"           ? {question}", file=sys.stderr)
+                print(_('           ? %(question)s', question=current().render(question)), file=sys.stderr)
 
     flush = pipeline.end_hold_seconds
     try:
@@ -183,7 +185,7 @@ def run_command(args) -> int:
             from companion.table.sources import CameraSource, SourceError
 
             if isinstance(source, CameraSource):
-                raise CommandError("--live plays a recording as a camera would; a camera is live already")
+                raise CommandError(_("--live plays a recording as a camera would; a camera is live already"))
             try:
                 live = LiveSource(source, SimulatedClock(frame_cost) if frame_cost is not None else WallClock())
             except SourceError as error:
@@ -194,14 +196,14 @@ def run_command(args) -> int:
         else:
             frames = iter(source)
             if args.max_frames:
-                frames = (item for _, item in zip(range(args.max_frames), frames))
+                frames = (item for _index, item in zip(range(args.max_frames), frames))
             summary = pipeline.run(frames, on_frame=show, flush_seconds=flush)
     finally:
         source.close()
     matched = None
     if args.check_truth:
         if not truth:
-            raise CommandError(f"no truth.json beside {args.source}")
+            raise CommandError(_('no truth.json beside %(source)s', source=args.source))
         from companion.synthetic.recording import replay_truth
 
         matched = json.loads(json.dumps(summary["state"])) == replay_truth(truth)
@@ -212,9 +214,9 @@ def run_command(args) -> int:
     else:
         _print_text(summary)
         if matched is not None:
-            print("truth: the final state matches truth.json" if matched else "truth: the final state DIFFERS from truth.json")
+            print(_("truth: the final state matches truth.json") if matched else _("truth: the final state DIFFERS from truth.json"))
             applied, total = summary["truth_events_applied"]
-            print(f"truth: {applied} of its {total} engine events were applied")
+            print(_('truth: %(applied)s of its %(total)s engine events were applied', applied=applied, total=total))
     return 0 if matched in (None, True) else 1
 
 
@@ -232,19 +234,22 @@ def _events_in_common(truth_events: list[dict], applied: list[dict]) -> list[int
 def _print_text(summary: dict) -> None:
     state = summary["state"]
     mat = summary.get("mat")
-    print(f"{summary['game']}: {summary['frames']} frames, positions in {summary['units'] or '?'}"
-          + (f", mat {mat['layout']} (markers {mat['markers']}, {mat['error_mm']} mm)" if mat else ""))
-    print(f"engine events applied: {len(summary['engine_events'])}")
+    seen = _("%(game)s: %(frames)s frames, positions in %(units)s", game=summary["game"], frames=summary["frames"], units=summary["units"] or "?")
+    if mat:
+        seen += _(", mat %(layout)s (markers %(markers)s, %(error)s mm)", layout=mat["layout"], markers=mat["markers"], error=mat["error_mm"])
+    print(seen)
+    print(_('engine events applied: %(count)s', count=len(summary['engine_events'])))
     live = summary.get("live")
     if live:
-        print(f"live at {live['fps']:g} fps: {live['frames_read']} frames read, {live['frames_dropped']} dropped")
+        print(_("live at %(fps)s fps: %(frames_read)s frames read, %(frames_dropped)s dropped",
+                fps=format(live['fps'], 'g'), frames_read=live['frames_read'], frames_dropped=live['frames_dropped']))
     for question in summary["questions"]:
-        print(f"question: {question}")
+        print(_('question: %(question)s', question=question))
     for notice in summary["notices"]:
-        print(f"note: {notice}")
+        print(_('note: %(notice)s', notice=notice))
     log = state.get("log") or []
     for line in log[-12:]:
-        print(f"  {line}")
+        print("  " + (current().render(line) if isinstance(line, dict) and "msg" in line else json.dumps(line, ensure_ascii=False)))
 
 
 def calibrate_lens_command(args) -> int:
@@ -252,11 +257,11 @@ def calibrate_lens_command(args) -> int:
     from companion.table.sources import open_source
 
     if args.every < 1 or args.max_views < 4:
-        raise CommandError("--every must be at least 1 and --max-views at least 4")
+        raise CommandError(_("--every must be at least 1 and --max-views at least 4"))
     source = open_source(args.source)
     views = []
     try:
-        for index, (_, frame) in enumerate(source):
+        for index, (_time, frame) in enumerate(source):
             if index % args.every == 0:
                 views.append(frame)
             if len(views) >= args.max_views:
@@ -265,6 +270,7 @@ def calibrate_lens_command(args) -> int:
         source.close()
     lens = calibrate_lens(views, camera=args.camera)
     lens.save(args.out)
-    print(f"wrote {args.out}: {lens.image_size[0]}x{lens.image_size[1]}, focal {lens.camera_matrix[0, 0]:.0f} px, "
-          f"reprojection error {lens.error:.2f} px from {len(views)} frames")
+    print(_("wrote %(out)s: %(width)sx%(height)s, focal %(focal)s px, reprojection error %(error)s px from %(count)s frames",
+            out=args.out, width=lens.image_size[0], height=lens.image_size[1], focal=format(lens.camera_matrix[0, 0], ".0f"),
+            error=format(lens.error, ".2f"), count=len(views)))
     return 0

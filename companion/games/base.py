@@ -9,20 +9,15 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, TypeVar
 
-from companion.messages import Message
+from companion.messages import Message, MessageError
 
 
-class GameError(ValueError):
+class GameError(MessageError, ValueError):
     """Base class of every rule error; ValueError so callers can treat it as bad input.
 
     Raised with a :class:`~companion.messages.Message` (an English id with parameters), which the web UI
-    and the command line translate; ``str(error)`` is the English sentence. Plain text still works
-    (shown untranslated).
+    and the command line translate; ``str(error)`` is the English sentence.
     """
-
-    def __init__(self, message: "Message | str" = "", *args: object) -> None:
-        super().__init__(str(message), *args)
-        self.message: Message = message if isinstance(message, Message) else Message(str(message))
 
 
 class IllegalEvent(GameError):
@@ -96,10 +91,10 @@ def event_type(event: object, known: Sequence[str]) -> str:
     first turns the event into its typed operation with :func:`parse_operation`.
     """
     if not isinstance(event, Mapping):
-        raise IllegalEvent(f"an event must be a mapping with a 'type', got {type(event).__name__}")
+        raise IllegalEvent(Message("an event must be a mapping with a 'type', got %(name)s", name=type(event).__name__))
     kind = event.get("type")
     if not isinstance(kind, str) or kind not in known:
-        raise IllegalEvent(f"unknown event type {kind!r}: an event's 'type' is one of {', '.join(known)}")
+        raise IllegalEvent(Message("unknown event type %(kind)s: an event's 'type' is one of %(known)s", kind=repr(kind), known=list(known)))
     return kind
 
 
@@ -123,13 +118,13 @@ def replay(engine: Engine, setup: Mapping[str, Any], events: Iterable[Mapping[st
         try:
             state = engine.apply(state, event)
         except IllegalEvent as error:
-            raise IllegalEvent(f"event {index + 1} ({event.get('type', '?')}): {error}") from error
+            raise IllegalEvent(Message('event %(number)s (%(get)s): %(error)s', number=index + 1, get=event.get('type', '?'), error=error)) from error
     return state
 
 
 def undo(engine: Engine, setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> tuple[Any, list[Any]]:
     """The state and log without the last event."""
     if not events:
-        raise IllegalEvent("nothing to undo")
+        raise IllegalEvent(Message("nothing to undo"))
     kept = list(events[:-1])
     return replay(engine, setup, kept), kept

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from companion.games.base import Engine, IllegalEvent, InvalidSetup
+from companion.messages import Message
 
 
 def load_scenario(path: str | pathlib.Path) -> Any:
@@ -20,7 +21,7 @@ def load_scenario(path: str | pathlib.Path) -> Any:
     try:
         return json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise InvalidSetup(f"{path}: not valid JSON ({error})") from None
+        raise InvalidSetup(Message('%(path)s: not valid JSON (%(error)s)', path=path, error=error)) from None
 
 
 def compare_partial(expected: Any, actual: Any, where: str, failures: list[str], *,

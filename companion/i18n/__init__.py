@@ -157,6 +157,7 @@ class Translator:
         self.tag = tag(self.language)
         self.translations = translations(self.language)
         self.list_separator = "、" if self.language.startswith("zh") else ", "
+        self.clause_separator = "；" if self.language.startswith("zh") else "; "
 
     def gettext(self, text: str, **params: Any) -> str:
         translated = self.translations.gettext(text)
@@ -188,7 +189,7 @@ class Translator:
             from companion.messages import from_json
             message = from_json(message)
         return render_message(message, self.translations.gettext, self.translations.ngettext, self.card_name,
-                              self.list_separator)
+                              self.list_separator, self.clause_separator)
 
 
 @functools.cache

@@ -22,6 +22,11 @@ from companion.games import GameError, replay
 from companion.session import questions as asked
 from companion.session.questions import QuestionBook
 from companion.session.table import DeckChoice, SessionError, Table
+from companion.messages import Message, MessageError, N_
+
+
+class DeckUnreadable(MessageError, ValueError):
+    """A learned deck this camera cannot read with."""
 
 # Detections are boxed in one neutral colour (BGR sky blue): on the phone green, amber and red mean a
 # card's state (settled, settling, asked about), so the raw boxes must not look like any of them.
@@ -61,20 +66,23 @@ class DeckUse:
 
     chosen: DeckChoice
     name: str | None
-    problem: str | None = None
+    problem: Message | None = None
 
-    def says(self) -> str:
+    def says(self) -> Message:
         """One sentence for the table's page."""
         if self.problem:
-            return self.problem[:1].upper() + self.problem[1:] + "."
+            return Message("%(problem)s.", problem=self.problem)
         if self.name is None:
-            return "The camera reads with the general models" + (
-                " (no learned deck: the server has no default deck)." if self.chosen.server_default else " (no learned deck).")
-        return f"The camera reads with the deck “{self.name}”" + (
-            " (the server's default: this table names none)." if self.chosen.server_default else ".")
+            if self.chosen.server_default:
+                return Message("The camera reads with the general models (no learned deck: the server has no default deck).")
+            return Message("The camera reads with the general models (no learned deck).")
+        if self.chosen.server_default:
+            return Message("The camera reads with the deck “%(deck)s” (the server's default: this table names none).", deck=self.name)
+        return Message("The camera reads with the deck “%(deck)s”.", deck=self.name)
 
     def to_json(self) -> dict[str, Any]:
-        return {"chosen": self.chosen.to_json(), "reading_with": self.name, "problem": self.problem, "says": self.says()}
+        return {"chosen": self.chosen.to_json(), "reading_with": self.name,
+                "problem": self.problem.to_json() if self.problem else None, "says": self.says().to_json()}
 
 
 class TableDecks:
@@ -97,12 +105,14 @@ class TableDecks:
         name = self.default if choice.server_default else choice.name
         if name is None:
             return None, DeckUse(choice, None)
-        whose = "the server's deck" if choice.server_default else "the deck"
         try:
             stat = os.stat(self.store.path(name) / "profile.json")
         except (OSError, ValueError):
-            return None, DeckUse(choice, None, f"{whose} {name!r} is no longer in the data folder: reading with the "
-                                               "general models (choose another deck, or teach it again)")
+            gone = (N_("The server's deck %(deck)s is no longer in the data folder: reading with the general models (choose "
+                       "another deck, or teach it again)") if choice.server_default else
+                    N_("The deck %(deck)s is no longer in the data folder: reading with the general models (choose another "
+                       "deck, or teach it again)"))
+            return None, DeckUse(choice, None, Message(gone, deck=repr(name)))
         version = (stat.st_mtime_ns, stat.st_ino)
         with self._lock:
             kept = self._loaded.get(name)
@@ -110,7 +120,7 @@ class TableDecks:
                 try:
                     kept = (version, self.store.load(name))
                 except ValueError as error:
-                    return None, DeckUse(choice, None, f"{error}: reading with the general models")
+                    return None, DeckUse(choice, None, Message("%(error)s: reading with the general models", error=error))
                 self._loaded[name] = kept
         return kept[1], DeckUse(choice, name)
 
@@ -137,7 +147,7 @@ class CameraFeed:
         self.frames = 0
         self.submitted = 0
         self.overruled = 0
-        self.error: str | None = None
+        self.error: Message | None = None
         # The table's questions outlive a feed (the phone camera stops, the server camera takes over).
         self.book = questions if questions is not None else QuestionBook()
         self.last_detections = None
@@ -151,7 +161,7 @@ class CameraFeed:
         self.deck_use: DeckUse | None = None
         self._deck_profile: Any = None
         self._reader: Any = None
-        self._deck_failed: str | None = None
+        self._deck_failed: Message | None = None
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"camera-{table.id}", daemon=True)
 
@@ -179,7 +189,7 @@ class CameraFeed:
     def status(self) -> dict:
         return {"source": self.description, "running": self.running, "reading": self.reading, "frames": self.frames,
                 "camera_events": self.submitted, "overruled_by_referee": self.overruled,
-                "error": self.error, "questions": self.question_list(), "cards": list(self.cards),
+                "error": self.error.to_json() if self.error else None, "questions": self.question_list(), "cards": list(self.cards),
                 "tracks": list(self.tracks), "deck": None if self.deck_use is None else self.deck_use.to_json()}
 
     def question_list(self) -> list[dict]:
@@ -194,7 +204,7 @@ class CameraFeed:
             self._detector = self.detector_loader()
         except Exception as error:  # weights missing, runtime missing: show the frames anyway
             self._detector = None
-            self.error = f"no card detector: {error}"
+            self.error = Message("no card detector: %(error)s", error=error)
 
     def _run(self) -> None:
         self.load_detector()
@@ -214,7 +224,7 @@ class CameraFeed:
                         return
                     self.process(timestamp, last[1], held=True)
         except Exception as error:  # a broken camera must not take the server down; say it instead
-            self.error = f"camera stopped: {error}"
+            self.error = Message("camera stopped: %(error)s", error=error)
 
     def process(self, timestamp: float, frame: np.ndarray, held: bool = False) -> None:
         """One frame (``held``: the last frame of an input that ended, repeated): pipeline, camera
@@ -255,12 +265,12 @@ class CameraFeed:
                 with_deck = getattr(self._detector, "with_deck", None)
                 try:
                     if with_deck is None:
-                        raise ValueError("this camera's detector reads no learned deck")
+                        raise DeckUnreadable(Message("this camera's detector reads no learned deck"))
                     # closer=False: the pipeline knows the index size from the mat; a 2x closer look on
                     # every frame cost it about four times the work (Detector.with_deck).
                     reader = with_deck(profile, closer=False)
                 except ValueError as error:
-                    self._deck_failed = f"{error}: reading with the general models"
+                    self._deck_failed = Message("%(error)s: reading with the general models", error=error)
             if self._reader is not None:
                 self._pipeline = None
             self._deck_profile, self._reader = profile, reader
@@ -271,8 +281,8 @@ class CameraFeed:
         try:
             entry = self.table.submit(event, source="camera")
         except (GameError, SessionError) as error:
-            self.book.add(asked.Question(self.book.next_id(), f"the camera read {event.get('type')} but the table "
-                                         f"refuses it: {error}", "refused"))
+            self.book.add(asked.Question(self.book.next_id(), Message("the camera read %(event)s but the table refuses it: %(error)s",
+                                                                      event=event.get('type'), error=error), "refused"))
             return
         if entry is None:
             self.overruled += 1

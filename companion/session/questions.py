@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from companion.cards import Card
 from companion.games.chosen.pieces import table_role
+from companion.messages import Message, MessageError, to_json as message_json
 
 NOT_A_CARD = "not a card"
 OPEN, ANSWERED, SETTLED = "open", "answered", "settled by the camera"
@@ -31,7 +32,7 @@ SETTLE_ANSWERS = ("unsure", "duplicate", "nozone")
 KEPT_QUESTIONS = 50
 
 
-class QuestionError(ValueError):
+class QuestionError(MessageError, ValueError):
     """An answer that cannot be taken (not a card code, no event fits)."""
 
 
@@ -46,7 +47,7 @@ class QuestionAnswered(QuestionError):
 @dataclass
 class Question:
     id: int
-    text: str
+    text: Message | str                  # the question, translated where it is shown
     kind: str = "note"                   # unsure, overlap, duplicate, nozone, face, refused, note
     zone: str | None = None              # the pipeline's zone name ("6,7", "battlefield:P2", "area:P1", ...)
     choices: list[str] = field(default_factory=list)  # the codes the pipeline considered, likeliest first
@@ -58,7 +59,7 @@ class Question:
     answered_event: dict | None = None   # the engine event the answer became (None: nothing to change)
 
     def to_json(self, where: dict | None = None) -> dict[str, Any]:
-        return {"id": self.id, "text": self.text, "kind": self.kind, "zone": self.zone, "where": where,
+        return {"id": self.id, "text": message_json(self.text), "kind": self.kind, "zone": self.zone, "where": where,
                 "choices": list(self.choices), "track": self.track, "pixel": self.pixel, "at": self.at,
                 "status": self.status, "answer": self.answer, "answered_event": self.answered_event}
 
@@ -72,10 +73,11 @@ def from_table_event(event: Any, next_id: Callable[[], int], pixel: list[float] 
     details = dict(getattr(event, "details", {}) or {})
     kind = str(details.get("kind", "question")).split(":", 1)[0]
     choices = _choices(details.get("guess"), details.get("settled"), details.get("remembered"), event.card)
-    return Question(next_id(), str(event.question), kind, event.zone, choices, event.track, pixel, time.time())
+    text = event.question if isinstance(event.question, Message) else Message(str(event.question))
+    return Question(next_id(), text, kind, event.zone, choices, event.track, pixel, time.time())
 
 
-def from_refusal(text: str, event: Any, next_id: Callable[[], int], pixel: list[float] | None = None) -> Question:
+def from_refusal(text: Message, event: Any, next_id: Callable[[], int], pixel: list[float] | None = None) -> Question:
     """A reading the rules refused: the binding's question, about the card the table event names."""
     choices = _choices(getattr(event, "card", None), getattr(event, "face", None))
     return Question(next_id(), text, "refused", getattr(event, "zone", None), choices,
@@ -119,7 +121,7 @@ def implied_event(game: str, place: dict | None, card: str, view: dict) -> dict 
     None when the table already says so. Raises QuestionError when no event fits (the referee then
     uses the board's own controls)."""
     if place is None:
-        raise QuestionError("this question names no place on the board: correct the table with its own controls")
+        raise QuestionError(Message("this question names no place on the board: correct the table with its own controls"))
     if game == "kingdoms" and "cell" in place:
         cell = list(place["cell"])
         tile = next((t for t in (view.get("board") or {}).get("cells", []) if list(t.get("cell", [])) == cell), None)
@@ -133,7 +135,7 @@ def implied_event(game: str, place: dict | None, card: str, view: dict) -> dict 
     if game == "dungeon":
         if place.get("zone") == "battlefield":
             if card == "BACK":
-                raise QuestionError("the dungeon's card is revealed face up: pick its face")
+                raise QuestionError(Message("the dungeon's card is revealed face up: pick its face"))
             return {"type": "reveal", "card": card}
         player = place.get("player")
         if player:
@@ -145,12 +147,12 @@ def implied_event(game: str, place: dict | None, card: str, view: dict) -> dict 
                 return {"type": "turn_up", "player": player, "card": card}
             if committed and (committed.get("card") == card or (card == "BACK" and committed.get("face_down"))):
                 return None
-            raise QuestionError(f"{player} has committed already: correct it with the board's controls (or undo)")
+            raise QuestionError(Message("%(player)s has committed already: correct it with the board's controls (or undo)", player=player))
     if game == "chosen" and place.get("player"):
         return {"type": "chip", "onto": place["player"], **({} if card == "BACK" else {"card": card})}
     if game == "chosen" and place.get("zone") in CHOSEN_RINGS:
         return _chosen_ring_event(CHOSEN_RINGS[place["zone"]], card, view)
-    raise QuestionError("no single event answers this here: correct the table with the board's own controls")
+    raise QuestionError(Message("no single event answers this here: correct the table with the board's own controls"))
 
 
 # The Chosen's mat zones as the pipeline names them → as the engine's view names them.
@@ -172,7 +174,7 @@ def _chosen_ring_event(ring: str, card: str, view: dict) -> dict | None:
     ``reveal`` the waiting verdict needs."""
     role = _chosen_role(card)
     if role == "other":
-        raise QuestionError(f"{card} is not in The Chosen's deck (no Kings): pick the card again")
+        raise QuestionError(Message("%(card)s is not in The Chosen's deck (no Kings): pick the card again", card=card))
     here = [c for c in view.get("mat") or [] if c.get("zone") == ring]
     turn_player = (view.get("turn") or {}).get("player")
     if ring == "vault":
@@ -185,16 +187,17 @@ def _chosen_ring_event(ring: str, card: str, view: dict) -> dict | None:
         if awaiting and awaiting.get("unseen_chips") == 1:
             return {"type": "reveal", "faces": [card]}
         if awaiting:
-            raise QuestionError(f"{awaiting['unseen_chips']} chips of chosen #{awaiting['chosen']} wait to be turned: "
-                                "give all their faces with the vault's \"Reveal the chips\"")
+            raise QuestionError(Message("%(unseen_chips)s chips of chosen #%(chosen)s wait to be turned: give all their faces with the "
+                                        "vault's \"Reveal the chips\"",
+                                        unseen_chips=awaiting['unseen_chips'], chosen=awaiting['chosen']))
         latest = (view.get("verdicts") or [])[-1:]
         if latest and (latest[0].get("card") == card or card in (latest[0].get("chips") or [])):
             return None  # the last judged chosen, not yet cleared from the vault
-        raise QuestionError("no chosen waits at the vault: correct the table with the board's own controls")
+        raise QuestionError(Message("no chosen waits at the vault: correct the table with the board's own controls"))
     if role == "chip":
         if any(c.get("chips") for c in here):
             return None
-        raise QuestionError(f"no chosen in {ring} carries chips: a face-down card there is not in the game")
+        raise QuestionError(Message('no chosen in %(ring)s carries chips: a face-down card there is not in the game', ring=ring))
     if role == "chosen":
         if any(c.get("card") == card for c in here):
             return None
@@ -207,22 +210,26 @@ def _chosen_ring_event(ring: str, card: str, view: dict) -> dict | None:
         if stepping and stepping.get("owner") == turn_player and not sent_now:
             return {"type": "end_turn"}
         if sent_now:
-            raise QuestionError(f"{card} was sent this turn: it steps in at the end of {turn_player}'s next turn")
+            raise QuestionError(Message("%(card)s was sent this turn: it steps in at the end of %(turn_player)s's next turn",
+                                        card=card, turn_player=turn_player))
         if stepping:
-            raise QuestionError(f"{card} is {stepping['owner']}'s chosen: it steps in at the end of their turn, "
-                                f"not {turn_player}'s")
-        raise QuestionError(f"no chosen {card} in {inner} to step into {ring}: correct the table with the board's own controls")
+            raise QuestionError(Message("%(card)s is %(owner)s's chosen: it steps in at the end of their turn, not %(turn_player)s's",
+                                        card=card, owner=stepping['owner'], turn_player=turn_player))
+        raise QuestionError(Message("no chosen %(card)s in %(inner)s to step into %(ring)s: correct the table with the board's own controls",
+                                    card=card, inner=inner, ring=ring))
     if any(card in c.get("medicine", []) + c.get("radiation", []) for c in here):
         return None
     if len(here) == 1:
         return {"type": "play", "chosen": here[0]["id"], "card": card}
     if not here and ring == "departure" and role == "medicine":
-        raise QuestionError(f"no chosen in departure to play {card} onto: medicine laid there goes with the next chosen "
-                            "sent (use \"send with medicine / discards…\")")
+        raise QuestionError(Message("no chosen in departure to play %(card)s onto: medicine laid there goes with the next chosen sent (use "
+                                    '"send with medicine / discards…")',
+                                    card=card))
     if not here:
-        raise QuestionError(f"no chosen in {ring} to play {card} onto")
+        raise QuestionError(Message('no chosen in %(ring)s to play %(card)s onto', ring=ring, card=card))
     ids = ", ".join(f"#{c['id']}" for c in here)
-    raise QuestionError(f"{ring} holds chosen {ids}: play {card} with that chosen's own \"play a card on it\"")
+    raise QuestionError(Message("%(ring)s holds chosen %(ids)s: play %(card)s with that chosen's own \"play a card on it\"",
+                                ring=ring, ids=ids, card=card))
 
 
 class QuestionBook:
@@ -248,7 +255,7 @@ class QuestionBook:
             for question in self.questions:
                 if question.id == question_id:
                     return question
-        raise QuestionNotFound(f"no camera question {question_id} at this table")
+        raise QuestionNotFound(Message('no camera question %(question_id)s at this table', question_id=question_id))
 
     def open_for_track(self, track: int | None) -> bool:
         with self._lock:
@@ -275,16 +282,17 @@ class QuestionBook:
     def _answer(self, table: Any, question_id: int, answer: Any, where_of: Callable[[Question, dict], dict | None]):
         question = self.get(question_id)
         if question.status != OPEN:
-            raise QuestionAnswered(f"question {question_id} is answered already ({question.answer})")
+            raise QuestionAnswered(Message("question %(question_id)s is answered already (%(answer)s)",
+                                           question_id=question_id, answer=question.answer))
         if not isinstance(answer, str) or not answer.strip():
-            raise QuestionError('answer with a card code ("10H", "SJ", "BACK") or "not a card"')
+            raise QuestionError(Message('answer with a card code ("10H", "SJ", "BACK") or "not a card"'))
         answer = answer.strip()
         entry, event = None, None
         if answer.lower() != NOT_A_CARD:
             try:
                 card = Card.parse(answer).code
             except (ValueError, KeyError) as error:
-                raise QuestionError(f"{answer[:20]!r} is not a card code: {error}") from None
+                raise QuestionError(Message('%(answer)s is not a card code: %(error)s', answer=repr(answer[:20]), error=error)) from None
             view = table.snapshot()
             event = implied_event(table.game, where_of(question, view), card, view)
             if event is not None:

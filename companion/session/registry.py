@@ -13,6 +13,7 @@ from companion.games import GAMES, GameError, InvalidSetup, get_engine
 from companion.session.store import EventStore, TableRecord
 from companion.session.table import (MALFORMED_ERRORS, DeckChoice, SessionError, Table, TableNotFound, UnknownDeck,
                                      check_plain_json, hash_pin)
+from companion.messages import Message
 
 # Short enough to read aloud and type, no look-alikes (0/O, 1/I/L): it is also the join code.
 ID_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -30,10 +31,10 @@ MAX_NAME_CHARS = 40
 def normalize_table_id(text: Any) -> str:
     """The canonical id from what a person typed; raises TableNotFound for anything that cannot be one."""
     if not isinstance(text, str):
-        raise TableNotFound("a table id is text")
+        raise TableNotFound(Message("a table id is text"))
     candidate = text.strip().upper()
     if not ID_PATTERN.match(candidate):
-        raise TableNotFound(f"no table {text[:20]!r}: a table code is {ID_LENGTH} letters and digits")
+        raise TableNotFound(Message('no table %(text)s: a table code is %(id_length)s letters and digits', text=repr(text[:20]), id_length=ID_LENGTH))
     return candidate
 
 
@@ -49,7 +50,7 @@ def split_presentation(setup: dict) -> tuple[dict, dict]:
             colour = player.pop("colour", None) or player.pop("color", None)
             player.pop("color", None)
             if not isinstance(colour, str) or not COLOUR_PATTERN.match(colour):
-                raise SessionError(f"a player colour is written #rrggbb, got {colour!r}")
+                raise SessionError(Message('a player colour is written #rrggbb, got %(colour)s', colour=repr(colour)))
             if isinstance(player.get("name"), str):
                 colours[player["name"].strip()] = colour.lower()
         cleaned.append(player)
@@ -105,19 +106,20 @@ class TableRegistry:
         if deck is not None:
             self.check_deck(deck)
         if not isinstance(game, str) or game not in self.games:
-            raise InvalidSetup(f"unknown game {game!r}: choose one of {', '.join(self.games)}")
+            raise InvalidSetup(Message('unknown game %(game)s: choose one of %(games)s', game=repr(game), games=list(self.games)))
         if not isinstance(setup, Mapping):
-            raise SessionError("the setup must be a JSON object")
+            raise SessionError(Message("the setup must be a JSON object"))
         check_plain_json(setup, "the setup")
         players = setup.get("players")
         for player in players if isinstance(players, list) else []:
             name = player.get("name") if isinstance(player, Mapping) else player
             if isinstance(name, str) and len(name) > MAX_NAME_CHARS:
-                raise SessionError(f"a player name may be at most {MAX_NAME_CHARS} characters, got {len(name)}")
+                raise SessionError(Message("a player name may be at most %(max_name_chars)s characters, got %(count)s",
+                                           max_name_chars=MAX_NAME_CHARS, count=len(name)))
         try:
             setup = json.loads(json.dumps(setup, allow_nan=False))
         except (TypeError, ValueError) as error:
-            raise SessionError(f"the setup must be plain JSON: {error}") from None
+            raise SessionError(Message('the setup must be plain JSON: %(error)s', error=error)) from None
         setup, presentation = split_presentation(setup)
         meta = {**presentation, **dict(meta or {})}
         if deck is not None and not deck.server_default:
@@ -126,11 +128,11 @@ class TableRegistry:
         try:
             engine.new_game(setup)  # the engine judges the setup before anything is stored
         except MALFORMED_ERRORS as error:
-            raise SessionError(f"a malformed setup: {type(error).__name__}: {str(error)[:120]}") from None
+            raise SessionError(Message('a malformed setup: %(name)s: %(error)s', name=type(error).__name__, error=str(error)[:120])) from None
         if pin is None:
             pin = "".join(secrets.choice("0123456789") for _ in range(PIN_DIGITS))
         elif not (isinstance(pin, str) and pin.isdigit() and len(pin) == PIN_DIGITS):
-            raise SessionError(f"a referee PIN is {PIN_DIGITS} digits")
+            raise SessionError(Message('a referee PIN is %(pin_digits)s digits', pin_digits=PIN_DIGITS))
         token = secrets.token_urlsafe(REFEREE_TOKEN_BYTES)
         salt = secrets.token_hex(8)
         with self._lock:
@@ -157,9 +159,11 @@ class TableRegistry:
         store = DeckStore(self.data_dir)
         if not store.exists(choice.name):
             known = store.names()
-            raise UnknownDeck(f"no deck named {choice.name!r} on this server"
-                              + (f" (known: {', '.join(known)})" if known else " (none learned yet)")
-                              + ": teach it first (the Teach your deck page, or companion deck learn)")
+            if known:
+                raise UnknownDeck(Message("no deck named %(name)s on this server (known: %(known)s): teach it first (the Teach your "
+                                          "deck page, or companion deck learn)", name=repr(choice.name), known=list(known)))
+            raise UnknownDeck(Message("no deck named %(name)s on this server (none learned yet): teach it first (the Teach your "
+                                      "deck page, or companion deck learn)", name=repr(choice.name)))
 
     def choose_deck(self, table: Table, choice: DeckChoice, **options: Any):
         """The table reads with ``choice`` from now on (see :meth:`Table.choose_deck`); UnknownDeck and nothing
@@ -172,8 +176,9 @@ class TableRegistry:
             return self._tables[key]
         except KeyError:
             if key in self.unavailable:
-                raise TableNotFound(f"table {key} is stored but cannot be loaded: {self.unavailable[key]}") from None
-            raise TableNotFound(f"no table {key}") from None
+                raise TableNotFound(Message("table %(key)s is stored but cannot be loaded: %(unavailable)s",
+                                            key=key, unavailable=self.unavailable[key])) from None
+            raise TableNotFound(Message('no table %(key)s', key=key)) from None
 
     def list(self) -> list[Table]:
         return sorted(self._tables.values(), key=lambda t: t.record.created_at, reverse=True)

@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping
 from companion.games import IllegalEvent, replay
 from companion.session import patch
 from companion.session.store import EventStore, JournalEntry, TableRecord
+from companion.messages import Message, MessageError
 
 SOURCES = ("referee", "camera")
 # Who made a journal entry: a caller's source, or "engine" for the events the game's automation options
@@ -49,7 +50,7 @@ MAX_JSON_DEPTH = 16
 MAX_TEXT_CHARS = 200
 
 
-class SessionError(ValueError):
+class SessionError(MessageError, ValueError):
     """Bad input to the session (not a rules question): malformed event, unknown table."""
 
 
@@ -85,8 +86,8 @@ class DeckChoice:
         if body.get("server_default") is True and "deck" not in body:
             return cls()
         if "deck" not in body:
-            raise SessionError('name the deck: {"deck": "NAME"}, {"deck": null} for none (the general models), '
-                               'or {"server_default": true}')
+            raise SessionError(Message('name the deck: {"deck": "NAME"}, {"deck": null} for none (the general models), '
+                               'or {"server_default": true}'))
         name = body["deck"]
         if name is None:
             return cls(None, server_default=False)
@@ -125,10 +126,11 @@ def check_plain_json(value: Any, what: str = "the body", max_depth: int = MAX_JS
         item, depth = pending.pop()
         if isinstance(item, str):
             if len(item) > max_text:
-                raise SessionError(f"{what} holds a text of {len(item)} characters: at most {max_text} are allowed")
+                raise SessionError(Message("%(what)s holds a text of %(count)s characters: at most %(max_text)s are allowed",
+                                           what=what, count=len(item), max_text=max_text))
         elif isinstance(item, (dict, list)):
             if depth > max_depth:
-                raise SessionError(f"{what} nests deeper than {max_depth} levels")
+                raise SessionError(Message('%(what)s nests deeper than %(max_depth)s levels', what=what, max_depth=max_depth))
             if isinstance(item, dict):
                 pending.extend((key, depth) for key in item)
                 pending.extend((child, depth + 1) for child in item.values())
@@ -139,17 +141,17 @@ def check_plain_json(value: Any, what: str = "the body", max_depth: int = MAX_JS
 def check_event_shape(event: Any) -> dict:
     """The event as a plain JSON object with a text ``type``; raises SessionError otherwise."""
     if not isinstance(event, Mapping):
-        raise SessionError(f"an event must be a JSON object, got {type(event).__name__}")
+        raise SessionError(Message('an event must be a JSON object, got %(name)s', name=type(event).__name__))
     kind = event.get("type")
     if not isinstance(kind, str) or not kind:
-        raise SessionError('an event needs a "type", e.g. {"type": "place", "cell": [0, 0], "card": "10H"}')
+        raise SessionError(Message('an event needs a "type", e.g. {"type": "place", "cell": [0, 0], "card": "10H"}'))
     check_plain_json(event, "an event")
     try:
         text = json.dumps(event, allow_nan=False)
     except (TypeError, ValueError) as error:
-        raise SessionError(f"an event must be plain JSON: {error}") from None
+        raise SessionError(Message('an event must be plain JSON: %(error)s', error=error)) from None
     if len(text) > MAX_EVENT_BYTES:
-        raise SessionError(f"an event may be at most {MAX_EVENT_BYTES} bytes of JSON")
+        raise SessionError(Message('an event may be at most %(max_event_bytes)s bytes of JSON', max_event_bytes=MAX_EVENT_BYTES))
     return json.loads(text)
 
 
@@ -163,7 +165,8 @@ def apply_checked(engine: Any, state: Any, event: dict) -> Any:
     try:
         return engine.apply(state, event)
     except MALFORMED_ERRORS as error:
-        raise SessionError(f"a malformed {event.get('type')!r} event: {type(error).__name__}: {str(error)[:120]}") from None
+        raise SessionError(Message("a malformed %(get)s event: %(name)s: %(error)s",
+                                   get=repr(event.get('type')), name=type(error).__name__, error=str(error)[:120])) from None
 
 
 def event_target(event: Mapping[str, Any]) -> str | None:
@@ -195,7 +198,7 @@ class Table:
     store: EventStore
     engine: Any
     clock: Callable[[], float] = time.time
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Message] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._changed = threading.Condition()
@@ -257,7 +260,7 @@ class Table:
         IllegalEvent (the table unchanged) when the event is malformed or against the rules, Conflict
         when ``expected`` is not the current revision."""
         if source not in SOURCES:
-            raise SessionError(f"unknown source {source!r}: one of {', '.join(SOURCES)}")
+            raise SessionError(Message('unknown source %(source)s: one of %(sources)s', source=repr(source), sources=list(SOURCES)))
         event = check_event_shape(event)
         with self._changed:
             if (done := self._replayed(key, "event", event)) is not None:
@@ -290,13 +293,14 @@ class Table:
                 new_state = apply_checked(self.engine, self.state, event)
             except (IllegalEvent, SessionError) as error:
                 # The engine refusing its own automatic event is its bug: the submitted change stands.
-                self.warnings.append(f"the automatic {event.get('type')!r} was refused: {error}")
+                self.warnings.append(Message('the automatic %(event)s was refused: %(error)s', event=repr(event.get('type')), error=error))
                 return
             entry = self._record("event", event, ENGINE_SOURCE)
             self.state = new_state
             self._active.append(_Active(event, ENGINE_SOURCE, entry.seq))
             self._published(entry)
-        self.warnings.append(f"the engine kept making automatic events: stopped after {MAX_AUTOMATIC_EVENTS_PER_CHANGE}")
+        self.warnings.append(Message("the engine kept making automatic events: stopped after %(count)s",
+                                     count=MAX_AUTOMATIC_EVENTS_PER_CHANGE))
 
     def undo(self, source: str = "referee", expected: int | None = None, key: str | None = None,
              undoes: int | None = None) -> JournalEntry:
@@ -308,10 +312,11 @@ class Table:
                 return done
             self._check_expected(expected)
             if undoes is not None and (not self._active or self._active[-1].seq != undoes):
-                now = f"change {self._active[-1].seq}" if self._active else "nothing"
-                raise Conflict(f"change {undoes} is no longer the last event (the last is {now}): look again before undoing")
+                now = Message("change %(seq)s", seq=self._active[-1].seq) if self._active else Message("nothing")
+                raise Conflict(Message("change %(undoes)s is no longer the last event (the last is %(now)s): look again before undoing",
+                                       undoes=undoes, now=now))
             if not self._active:
-                raise IllegalEvent("nothing to undo")
+                raise IllegalEvent(Message("nothing to undo"))
             kept = self._active[:-1]
             new_state = replay(self.engine, self.record.setup, [a.event for a in kept])
             entry = self._record("undo", None, source, key)
@@ -326,7 +331,7 @@ class Table:
                 return done
             self._check_expected(expected)
             if not self._redo:
-                raise IllegalEvent("nothing to redo")
+                raise IllegalEvent(Message("nothing to redo"))
             again = self._redo[-1]
             # The table may have moved on by camera readings since; the rules still decide.
             new_state = apply_checked(self.engine, self.state, again.event)
@@ -348,7 +353,7 @@ class Table:
         revision, survives a restart and a retry with the same ``key`` applies once). ``check`` raises
         (UnknownDeck) when the deck is not there: the table is then unchanged."""
         if source not in SOURCES:
-            raise SessionError(f"unknown source {source!r}: one of {', '.join(SOURCES)}")
+            raise SessionError(Message('unknown source %(source)s: one of %(sources)s', source=repr(source), sources=list(SOURCES)))
         stored = choice.stored()
         with self._changed:
             if (done := self._replayed(key, "deck", stored)) is not None:
@@ -369,12 +374,13 @@ class Table:
         if done is None:
             return None
         if done.kind != kind or done.event != event:
-            raise KeyReused(f"the Idempotency-Key {key[:40]!r} already made change {done.seq} ({done.kind}): use a new key")
+            raise KeyReused(Message("the Idempotency-Key %(key)s already made change %(seq)s (%(kind)s): use a new key",
+                                    key=repr(key[:40]), seq=done.seq, kind=done.kind))
         return dataclasses.replace(done, replayed=True)
 
     def _check_expected(self, expected: int | None) -> None:
         if expected is not None and expected != self.seq:
-            raise Conflict(f"the table is at revision {self.seq}, not {expected}: look at it again and retry")
+            raise Conflict(Message('the table is at revision %(seq)s, not %(expected)s: look at it again and retry', seq=self.seq, expected=expected))
 
     def _record(self, kind: str, event: dict | None, source: str, key: str | None = None) -> JournalEntry:
         if self._last_snapshot is None or self._last_snapshot[0] != self.seq:
@@ -429,7 +435,7 @@ class Table:
                     self._deck = DeckChoice.from_stored(entry.event)
             except (IllegalEvent, IndexError, *MALFORMED_ERRORS) as error:
                 # The rules changed under a stored game: keep the entry, say so, go on.
-                self.warnings.append(f"change {entry.seq} ({entry.kind}) no longer applies: {error}")
+                self.warnings.append(Message('change %(seq)s (%(kind)s) no longer applies: %(error)s', seq=entry.seq, kind=entry.kind, error=error))
             self._seq = entry.seq
             self._recent.append(entry)
 
@@ -454,7 +460,7 @@ class Table:
             "undo_seq": self._active[-1].seq if self._active else None,
             "redo_event": self._redo[-1].event if self._redo else None,
             "events": len(self._active),
-            "warnings": list(self.warnings),
+            "warnings": [warning.to_json() for warning in self.warnings],
             "deck": self._deck.to_json(),
         }
 

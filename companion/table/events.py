@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from companion.messages import CardName, Message, N_, english
+
 EVENT_TYPES = ("placed", "removed", "turned", "moved", "question")
 
 
@@ -33,7 +35,7 @@ class TableEvent:
     face: str | None = None       # the face the table remembers for a face-down card
     previous_zone: str | None = None   # moved: where it came from
     previous_card: str | None = None   # turned: what showed before
-    question: str | None = None        # question: what the table must answer
+    question: Message | None = None    # question: what the table must answer (translated where it is shown)
     details: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -49,6 +51,8 @@ class TableEvent:
         """JSON for the table. A face-down card's remembered face is left out unless asked for: the
         companion never shows players what lies face down (The Chosen's ruling), it only uses it."""
         data = asdict(self)
+        if self.question is not None:
+            data["question"] = english(self.question) if isinstance(self.question, Message) else str(self.question)
         data["position"] = [round(float(v), 1) for v in self.position]
         data["time"] = round(float(self.time), 3)
         if not include_faces:
@@ -57,12 +61,20 @@ class TableEvent:
                 data.pop("previous_card")
         return {k: v for k, v in data.items() if v not in (None, {}) or k == "zone"}
 
-    def describe(self) -> str:
-        where = f" in {self.zone}" if self.zone else ""
+    def describe(self) -> Message:
+        """The event in a sentence (cards as the reader names them; zones by their mat names)."""
+        card = CardName(self.card)
         if self.type == "moved":
-            return f"{self.card} moved from {self.previous_zone} to {self.zone}"
+            return Message("%(card)s moved from %(zone)s to %(to)s", card=card, zone=self.previous_zone, to=self.zone)
         if self.type == "turned":
-            return f"{self.previous_card} turned to {self.card}{where}"
+            before = CardName(self.previous_card) if self.previous_card else Message("a face-down card")
+            if self.zone:
+                return Message("%(before)s turned to %(card)s in %(zone)s", before=before, card=card, zone=self.zone)
+            return Message("%(before)s turned to %(card)s", before=before, card=card)
         if self.type == "question":
-            return f"question: {self.question}"
-        return f"{self.card} {self.type}{where}"
+            return Message("question: %(question)s", question=self.question or "")
+        kinds = {"placed": N_("%(card)s placed"), "removed": N_("%(card)s removed")}
+        kinds_in = {"placed": N_("%(card)s placed in %(zone)s"), "removed": N_("%(card)s removed from %(zone)s")}
+        if self.zone:
+            return Message(kinds_in.get(self.type, "%(card)s " + self.type + " in %(zone)s"), card=card, zone=self.zone)
+        return Message(kinds.get(self.type, "%(card)s " + self.type), card=card)

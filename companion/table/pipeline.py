@@ -26,12 +26,13 @@ from companion.table.events import Observation, TableEvent
 from companion.table.tracker import Tracker, TrackerConfig
 from companion.vision.detections import Detections, ScaleAwareDetector
 from companion.vision.incremental import reads_incrementally
+from companion.messages import Message, MessageError, english
 
 Detector = Callable[[np.ndarray], Detections]
 MAT_MODES = ("auto", "none", "required")
 
 
-class PipelineError(ValueError):
+class PipelineError(MessageError, ValueError):
     """The pipeline cannot work with what it was given (no mat for a game that needs one, ...)."""
 
 
@@ -68,7 +69,7 @@ class FrameResult:
         return [e for o in self.outcomes for e in o.engine_events]
 
     @property
-    def questions(self) -> list[str]:
+    def questions(self) -> list[Message]:
         asked = [e.question for e in self.table_events if e.type == "question"]
         return asked + [q for o in self.outcomes for q in o.questions]
 
@@ -340,7 +341,7 @@ class TablePipeline:
                                                       "error_mm": round(self.locator.error_mm, 2) if self.locator.ready else None},
             "table": self.tracker.snapshot(),
             "engine_events": list(self.binding.events),
-            "questions": [q for r in self.history for q in r.questions],
+            "questions": [english(q) for r in self.history for q in r.questions],   # the summary's text is English
             "notices": list(self.notices),
             "state": self.binding.view(),
         }

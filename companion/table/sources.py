@@ -14,12 +14,13 @@ from typing import Iterator
 
 import cv2
 import numpy as np
+from companion.messages import MessageError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".m4v", ".webm", ".mjpg", ".mjpeg")
 
 
-class SourceError(ValueError):
+class SourceError(MessageError, ValueError):
     """A source that cannot be opened or read: a clear message, nothing half-open."""
 
 

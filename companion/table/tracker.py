@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from companion.table.events import Observation, TableEvent
+from companion.messages import CardName, Message
 
 ZoneOf = Callable[[tuple[float, float]], "str | None"]
 
@@ -225,8 +226,9 @@ class Tracker:
             return []   # seen steadily only because the last frame is held: a misread there is no card
         zone = self.zone_of(track.position)
         if confidence < cfg.sure_for(code):
-            return self._ask(track, time, "unsure", f"is the card at this spot {code}? the camera is only "
-                             f"{confidence:.0%} sure", {"guess": code, "confidence": round(confidence, 3)}, zone)
+            return self._ask(track, time, "unsure", Message("is the card at this spot %(code)s? the camera is only %(confidence)s sure",
+                                                            code=CardName(code), confidence=format(confidence, '.0%')),
+                             {"guess": code, "confidence": round(confidence, 3)}, zone)
         # where a settled card lies, a second reading is that card misread (cards do not stack)
         occupant = self._settled_near(track.position, exclude=track)
         if occupant is not None and occupant.code != code:
@@ -239,8 +241,9 @@ class Tracker:
                 # drawn with the held-out tigullio deck read its 5H chip as 5H and as a back at 1.75 s)
                 self._absorb(occupant, track)
                 return []
-            return self._ask(track, time, "overlap", f"the card here reads as {occupant.code} and as {code}: "
-                             "which is it?", {"guess": code, "settled": occupant.code}, zone)
+            return self._ask(track, time, "overlap", Message("the card here reads as %(code)s and as %(code2)s: which is it?",
+                                                             code=CardName(occupant.code), code2=CardName(code)),
+                             {"guess": code, "settled": occupant.code}, zone)
         # a card that vanished from elsewhere and shows up here has moved
         source = self._missing_twin(code, exclude=track)
         if source is not None:
@@ -249,7 +252,7 @@ class Tracker:
             source.position, source.last_seen, source.missing = track.position, track.last_seen, 0.0
             source.sightings = track.sightings
             if zone is None:
-                return self._ask(source, time, "nozone", f"{code} lies outside every zone of the mat", {}, None)
+                return self._ask(source, time, "nozone", Message('%(code)s lies outside every zone of the mat', code=CardName(code)), {}, None)
             source.zone = zone
             source.pending_zone = None
             if zone == previous:
@@ -259,10 +262,12 @@ class Tracker:
         if code != "BACK":
             copies = sum(1 for t in self.tracks if t.settled and (t.code == code or t.face == code))
             if copies >= cfg.copies:
-                return self._ask(track, time, "duplicate", f"a second {code} appeared, but the game has "
-                                 f"{cfg.copies} of it: which one is real?", {"guess": code}, zone)
+                return self._ask(track, time, "duplicate", Message("a second %(code)s appeared, but the game has %(copies)s of it: which one "
+                                                                   "is real?",
+                                                                   code=CardName(code), copies=cfg.copies), {"guess": code}, zone)
         if zone is None:
-            return self._ask(track, time, "nozone", f"{code} lies outside every zone of the mat", {"guess": code}, None)
+            return self._ask(track, time, "nozone", Message("%(code)s lies outside every zone of the mat",
+                                                            code=CardName(code)), {"guess": code}, None)
         track.settled, track.code, track.zone = True, code, zone
         return [TableEvent("placed", code, zone, time, track.id, track.position)]
 
@@ -320,7 +325,7 @@ class Tracker:
                 best, best_cost = chosen, cost
         return best[0] if best else None
 
-    def _ask(self, track: Track, time: float, kind: str, text: str, details: dict, zone) -> list[TableEvent]:
+    def _ask(self, track: Track, time: float, kind: str, text: Message, details: dict, zone) -> list[TableEvent]:
         if kind in track.asked:
             return []
         track.asked.add(kind)
@@ -356,16 +361,20 @@ class Tracker:
         if changed:
             track.pending_code = None
             if confidence < cfg.sure_for_change(track.code, code):
-                events += self._ask(track, time, f"unsure:{code}", f"did {track.code} become {code}? the camera is only "
-                                    f"{confidence:.0%} sure", {"guess": code, "confidence": round(confidence, 3)}, track.zone)
+                asked = Message("did %(code)s become %(code2)s? the camera is only %(confidence)s sure", code=CardName(track.code),
+                                code2=CardName(code), confidence=format(confidence, '.0%'))
+                events += self._ask(track, time, f"unsure:{code}", asked,
+                                    {"guess": code, "confidence": round(confidence, 3)}, track.zone)
             elif code == "BACK" or track.code == "BACK":
                 previous = track.code
                 if code == "BACK":
                     track.face = previous
                 else:
                     if track.face and track.face != code:
-                        events += self._ask(track, time, f"face:{code}", f"{code} turned up where {track.face} had been "
-                                            "turned down: was the card swapped?", {"guess": code, "remembered": track.face},
+                        events += self._ask(track, time, f"face:{code}", Message("%(code)s turned up where %(face)s had been turned down: "
+                                                                                 "was the card swapped?",
+                                                                                 code=CardName(code), face=CardName(track.face)),
+                                            {"guess": code, "remembered": track.face},
                                             track.zone)
                     track.face = None
                 track.code = code
@@ -384,7 +393,7 @@ class Tracker:
                 track.pending_zone, track.pending_zone_since = zone, time
             elif time - track.pending_zone_since >= cfg.settle_seconds - 1e-9:
                 if zone is None:
-                    events += self._ask(track, time, "nozone-moved", f"{track.code} was moved outside every zone",
+                    events += self._ask(track, time, "nozone-moved", Message('%(code)s was moved outside every zone', code=CardName(track.code)),
                                         {"guess": track.code}, None)
                 else:
                     previous, track.zone, track.pending_zone = track.zone, zone, None

@@ -41,6 +41,7 @@ import cv2
 import numpy as np
 
 from companion.cards import CLASS_NAMES
+from companion.messages import Message, MessageError
 from companion.vision.deck_folder import art_index_fractions, card_images
 from companion.vision.ink import INK_HUE_BINS
 from companion.vision.grouping import (
@@ -155,6 +156,10 @@ def back_distance(a: np.ndarray, b: np.ndarray) -> float:
     return float(cv2.compareHist(a.astype(np.float32), b.astype(np.float32), cv2.HISTCMP_BHATTACHARYYA))
 
 
+class DeckError(MessageError, ValueError):
+    """A deck that cannot be learned, saved or read as asked (the message says why, translated where shown)."""
+
+
 @dataclass
 class DeckProfile:
     """What a learned deck knows: one prototype per learned index crop, and its back's colours."""
@@ -247,7 +252,8 @@ class DeckStore:
     @staticmethod
     def check_name(name: str) -> str:
         if not isinstance(name, str) or not NAME_PATTERN.match(name):
-            raise ValueError(f"deck name {name!r}: use 1-40 letters, digits, spaces, '.', '_' or '-', starting with a letter or digit")
+            raise DeckError(Message("deck name %(name)s: use 1-40 letters, digits, spaces, '.', '_' or '-', starting with a letter or digit",
+                                    name=repr(name)))
         return name
 
     def path(self, name: str) -> Path:
@@ -265,7 +271,8 @@ class DeckStore:
         """Write atomically (a temporary folder renamed into place): a failure leaves what was there."""
         target = self.path(profile.name)
         if self.exists(profile.name) and not replace:
-            raise ValueError(f"a deck named {profile.name!r} already exists in {self.root} (remove it first, or pick another name)")
+            raise DeckError(Message("a deck named %(name)s already exists in %(root)s (remove it first, or pick another name)",
+                                    name=repr(profile.name), root=self.root))
         self.root.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{profile.name}.", dir=self.root))
         try:
@@ -301,7 +308,7 @@ class DeckStore:
                 colours = arrays["colours"] if "colours" in arrays else None
             return DeckProfile(meta["name"], tuple(meta["codes"]), prototypes, back, meta.get("info", {}), colours)
         except (OSError, KeyError, ValueError, json.JSONDecodeError) as error:
-            raise ValueError(f"deck {name!r} in {folder} is damaged ({error})") from None
+            raise DeckError(Message('deck %(name)s in %(folder)s is damaged (%(error)s)', name=repr(name), folder=folder, error=error)) from None
 
     def remove(self, name: str) -> None:
         if not self.exists(name):
@@ -343,12 +350,12 @@ class LearnResult:
     name: str
     photos: list[str]
     cards: list[LearnedCard]
-    problems: list[str]                    # why the deck cannot be saved as it stands
+    problems: list[Message]                # why the deck cannot be saved as it stands (translated where shown)
     profile: DeckProfile | None
     seconds: float = 0.0
 
     @property
-    def notes(self) -> list[str]:
+    def notes(self) -> list[Message]:
         """What the player should know though the deck can be saved: the jokers it has not learned.
 
         Jokers are optional in the photos, so a joker not found does not block saving; but a game
@@ -359,8 +366,8 @@ class LearnResult:
         missing = [code for code in JOKERS if code not in learned]
         if not missing or self.profile is None:
             return []
-        return [f"jokers not learned: {' '.join(missing)} (not in the photos, or their index was not found; if your "
-                "games use them, add a photo of them, or learn the deck from its card images)"]
+        return [Message("jokers not learned: %(cards)s (not in the photos, or their index was not found; if your "
+                        "games use them, add a photo of them, or learn the deck from its card images)", cards=" ".join(missing))]
 
     @property
     def complete(self) -> bool:
@@ -378,8 +385,8 @@ class LearnResult:
         return [(k, c) for k, c in self.unsure() if c.code not in surely]
 
     def to_json(self) -> dict:
-        return {"name": self.name, "photos": self.photos, "complete": self.complete, "problems": self.problems,
-                "notes": self.notes,
+        return {"name": self.name, "photos": self.photos, "complete": self.complete,
+                "problems": [problem.to_json() for problem in self.problems], "notes": [note.to_json() for note in self.notes],
                 "seconds": round(self.seconds, 2), "cards": [c.to_json() for c in self.cards]}
 
 
@@ -686,14 +693,14 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
     """
     DeckStore.check_name(name)
     if not photos:
-        raise ValueError("no photos given: photograph the whole deck face up (each card once)")
+        raise DeckError(Message("no photos given: photograph the whole deck face up (each card once)"))
     start = time.perf_counter()
     corrections = dict(corrections or {})
     for code in corrections.values():
         if code not in DECK_CODES:
-            raise ValueError(f"{code!r} is not a card code (e.g. AS, 10H, QD, BJ)")
+            raise DeckError(Message('%(code)s is not a card code (e.g. AS, 10H, QD, BJ)', code=repr(code)))
     read = readings if readings is not None else read_photos(detector, photos)
-    problems: list[str] = []
+    problems: list[Message] = []
     cards: list[LearnedCard] = []
     costs: list[np.ndarray] = []
     rows: list[list[list[int]]] = []
@@ -701,26 +708,28 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
     for photo, (label, _) in enumerate(photos):
         found, cost, turn_rows = _cards_of_photo(photo, read[photo], split[photo])
         if not found:
-            problems.append(f"{label}: no cards found (is the deck face up, in focus and in the light?)")
+            problems.append(Message('%(label)s: no cards found (is the deck face up, in focus and in the light?)', label=label))
         cards += found
         costs += cost
         rows += turn_rows
     for number in corrections:
         if not 0 <= number < len(cards):
-            raise ValueError(f"there is no card number {number} (the photos show {len(cards)} cards, numbered from 0)")
+            raise DeckError(Message("there is no card number %(number)s (the photos show %(count)s cards, numbered from 0)",
+                                    number=number, count=len(cards)))
     groups = [list(range(len(cards)))] if parts else [
         [k for k, card in enumerate(cards) if card.photo == photo] for photo in range(len(photos))]
     for group in groups:
         if not group:
             continue
-        label = "the photos together" if parts else photos[cards[group[0]].photo][0]
+        label = Message("the photos together") if parts else photos[cards[group[0]].photo][0]
         if len(group) > MORE_THAN_ONE_DECK:
-            problems.append(f"{label}: {len(group)} cards found, more than one deck holds: "
-                            "two decks, or a card in twice? Photograph one deck, each card once")
+            problems.append(Message("%(label)s: %(count)s cards found, more than one deck holds: two decks, or a card in twice? Photograph "
+                                    "one deck, each card once",
+                                    label=label, count=len(group)))
         fixed = {group.index(k): code for k, code in corrections.items() if k in group}
         codes_fixed = list(fixed.values())
         if len(set(codes_fixed)) < len(codes_fixed):
-            raise ValueError("the corrections name one code for two cards: each card is in the deck once")
+            raise DeckError(Message("the corrections name one code for two cards: each card is in the deck once"))
         placed, margins = _assign(np.asarray([costs[k] for k in group]), fixed, [len(cards[k].readings) == 1 for k in group])
         for local, k in enumerate(group):
             cards[k].code = DECK_CODES[placed[local]] if placed[local] is not None else None
@@ -729,10 +738,10 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
             if k in corrections:
                 cards[k].sure = True
         for code, numbers in _two_copies(read, cards, costs, group, corrections):
-            where = (f"cards {' and '.join(f'#{k}' for k in numbers)}" if len(numbers) > 1
-                     else f"card #{numbers[0]} is two cards side by side")
-            problems.append(f"{label}: two copies of {code}? ({where}) — photograph one deck, each card once "
-                            f"(or name the card that is not {code} with --set NUMBER=CODE)")
+            where = (Message("cards %(others)s and %(last)s", others=[f"#{k}" for k in numbers[:-1]], last=f"#{numbers[-1]}") if len(numbers) > 1
+                     else Message("card #%(number)s is two cards side by side", number=numbers[0]))
+            problems.append(Message("%(photo)s: two copies of %(code)s? (%(where)s) — photograph one deck, each card once "
+                                    "(or name the card that is not %(code)s with --set NUMBER=CODE)", photo=label, code=code, where=where))
     # Each photo of a whole deck (or the photos together, with parts) must account for every card;
     # with several whole-deck photos a card placed surely in one of them is learned, so what one
     # photo missed or was unsure of only blocks when no photo placed it surely.
@@ -743,12 +752,13 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
         found = {cards[k].code for k in unsure}
         not_found = [c for c in missing if c not in found]
         if not_found:
-            problems.append(f"not found: {' '.join(not_found)} (photograph the whole deck, each card's corner index "
-                            "visible; or, with --parts, add a photo of the missing cards)")
+            problems.append(Message("not found: %(not_found)s (photograph the whole deck, each card's corner index visible; or, with "
+                                    "--parts, add a photo of the missing cards)",
+                                    not_found=' '.join(not_found)))
         if unsure:
-            problems.append(f"not sure of {len(unsure)} cards: " + ", ".join(
-                f"#{k} read {cards[k].code}?" for k in unsure[:12]) + (" …" if len(unsure) > 12 else "")
-                + " (name them with --set NUMBER=CODE, or add another photo)")
+            listed = [Message("#%(number)s read %(code)s?", number=k, code=cards[k].code) for k in unsure[:12]]
+            problems.append(Message("not sure of %(count)s cards: %(cards)s%(more)s (name them with --set NUMBER=CODE, or add another photo)",
+                                    count=len(unsure), cards=listed, more=" …" if len(unsure) > 12 else ""))
     codes, embeddings, colours = [], [], []
     for k, card in enumerate(cards):
         if not (card.code and card.sure):

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.cards import CLASS_NAMES
+from companion.messages import MessageError
 
 BACKENDS = ("onnxruntime", "openvino")
 DEFAULT_THREADS = 2
@@ -29,7 +30,7 @@ HOW_TO_GET_WEIGHTS = (
     f"point --weights or ${WEIGHTS_ENV} at a folder holding them")
 
 
-class WeightsMissingError(ValueError):
+class WeightsMissingError(MessageError, ValueError):
     """The model files are not where they were looked for."""
 
 

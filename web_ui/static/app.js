@@ -39,21 +39,23 @@
   function screen() { return Games[game] || Games.generic; }
 
   function describe(entry) {
-    if (entry.kind === "undo") return "undid the last change";
-    if (entry.kind === "redo") return "redid it";
+    if (entry.kind === "undo") return _("undid the last change");
+    if (entry.kind === "redo") return _("redid it");
     if (entry.kind === "deck") {
       const e = entry.event || {};
-      return e.server_default ? "the camera reads with the server's default deck" : e.deck ? "the camera reads with the deck " + e.deck : "the camera reads with the general models (no deck)";
+      return e.server_default ? _("the camera reads with the server's default deck") : e.deck ? _("the camera reads with the deck %(deck)s", { deck: e.deck }) : _("the camera reads with the general models (no deck)");
     }
     return Screens.describeEvent(entry.event || {});
   }
+  // Who made a change, as the Log says it (the journal's source field).
+  const SOURCES = { referee: N_("referee"), camera: N_("camera"), engine: N_("engine") };
 
   function addLog(entry) {
     if (seen.has(entry.seq)) return;
     seen.add(entry.seq);
     const item = h("li", { value: entry.seq, dataset: { seq: entry.seq } },
-      h("span.who." + entry.source, (entry.source || "referee") + ":"), " ", describe(entry));
-    item.title = "change " + entry.seq;
+      h("span.who." + entry.source, _("%(who)s:", { who: _(SOURCES[entry.source || "referee"] || entry.source) })), " ", describe(entry));
+    item.title = _("change %(n)s", { n: entry.seq });
     $("log").prepend(item);
     while ($("log").children.length > 200) $("log").lastChild.remove();
   }
@@ -67,7 +69,7 @@
       node = view.render(state, ctx);
     } catch (error) {
       console.error(error);
-      node = h("div", h("p.error", "This screen could not draw the table: " + error.message), Games.generic.render(state, ctx));
+      node = h("div", h("p.error", _("This screen could not draw the table: %(error)s", { error: error.message })), Games.generic.render(state, ctx));
     }
     if (window.Questions) {
       const asks = Questions.decorate(node); // each open camera question marked where it applies
@@ -80,7 +82,7 @@
     const session = state.session || {};
     $("undo").disabled = !session.can_undo;
     $("redo").disabled = !session.can_redo;
-    for (const w of session.warnings || []) say(w, "error");
+    for (const w of session.warnings || []) say(I18n.render(w), "error");
     if (deckPanel) deckPanel.update(state);
   }
 
@@ -95,7 +97,7 @@
 
   async function refresh() {
     const [stateResponse, journalResponse] = await Promise.all([fetch(apiUrl, { cache: "no-store" }), fetch(apiUrl + "/journal", { cache: "no-store" })]);
-    if (!stateResponse.ok) throw new Error("table not found");
+    if (!stateResponse.ok) throw new Error(_("table not found"));
     const fresh = await stateResponse.json();
     seq = -1; // a full re-sync replaces whatever was shown
     accept(fresh);
@@ -147,7 +149,7 @@
 
   function setLive(on) {
     $("live").className = "live " + (on ? "online" : "offline");
-    $("live").title = on ? "live" : "reconnecting…";
+    $("live").title = on ? _("live") : _("reconnecting…");
     document.body.dataset.live = on ? "1" : "0";
   }
 
@@ -207,7 +209,7 @@
   function showReferee() {
     document.body.classList.toggle("referee", isReferee());
     $("referee-bar").hidden = !isReferee();
-    $("referee-toggle").textContent = isReferee() ? "Referee ✓" : "Referee";
+    $("referee-toggle").textContent = isReferee() ? _("Referee ✓") : _("Referee");
     render();
   }
 
@@ -231,7 +233,7 @@
         response = await fetch(apiUrl + path, init);
         break;
       } catch (error) {
-        if (attempt >= 3) throw new Error("no connection to the server: " + error.message);
+        if (attempt >= 3) throw new Error(_("no connection to the server: %(error)s", { error: error.message }));
         await new Promise((resolve) => setTimeout(resolve, 800 * attempt));
       }
     }
@@ -260,7 +262,7 @@
 
   $("referee-toggle").addEventListener("click", () => {
     if (isReferee()) {
-      if (confirm("Leave referee mode on this phone?")) { pin = null; localStorage.removeItem(pinKey); showReferee(); }
+      if (confirm(_("Leave referee mode on this phone?"))) { pin = null; localStorage.removeItem(pinKey); showReferee(); }
       return;
     }
     $("pin-error").hidden = true;
@@ -274,10 +276,10 @@
     const response = await fetch(apiUrl + "/pin", { method: "POST", headers: { "X-Referee-Pin": tried } });
     if (response.ok) {
       pin = tried; localStorage.setItem(pinKey, pin);
-      $("pin-dialog").close(); showReferee(); say("You are the referee on this phone.");
+      $("pin-dialog").close(); showReferee(); say(_("You are the referee on this phone."));
     } else {
       const data = await response.json().catch(() => ({}));
-      $("pin-error").textContent = data.error || "wrong PIN"; $("pin-error").hidden = false;
+      $("pin-error").textContent = data.error || _("wrong PIN"); $("pin-error").hidden = false;
     }
   });
   // Undo names the change it undoes: two referees pressing it together undo one event, not two.
@@ -301,7 +303,7 @@
   }
   /** Opens the picker; resolves to a card code, "" for "remove" (when allowed), or null. */
   function pick(title, { allowClear = false, only = null } = {}) {
-    $("picker-title").textContent = title || "Pick a card";
+    $("picker-title").textContent = title || _("Pick a card");
     $("picker-clear").hidden = !allowClear;
     for (const button of $("picker").querySelectorAll("button.pick")) button.disabled = !!only && !only.includes(button.dataset.card);
     $("picker-dialog").showModal();
@@ -325,7 +327,7 @@
     event.preventDefault();
     let body;
     try { body = JSON.parse($("event-json").value); } catch (error) {
-      $("event-error").textContent = "not JSON: " + error.message; $("event-error").hidden = false; return;
+      $("event-error").textContent = _("not JSON: %(error)s", { error: error.message }); $("event-error").hidden = false; return;
     }
     try {
       await call("/events", body);
@@ -340,8 +342,8 @@
     // A phone holding the referee token can hand the referee's role on: its link as a QR code.
     if (pin && pin.length > 12 && !$("referee-qr")) {
       const src = apiUrl + "/qr.svg?referee=" + encodeURIComponent(pin);
-      $("join-dialog").querySelector("form[method=dialog]")?.before(h("details#referee-qr", h("summary", "Referee link (gives the referee's role)"),
-        h("img", { src, alt: "QR code of the referee link", width: 200, height: 200 })));
+      $("join-dialog").querySelector("form[method=dialog]")?.before(h("details#referee-qr", h("summary", _("Referee link (gives the referee's role)")),
+        h("img", { src, alt: _("QR code of the referee link"), width: 200, height: 200 })));
     }
     $("join-dialog").showModal();
   });
@@ -355,7 +357,7 @@
   const newPin = sessionStorage.getItem("companion-new:" + tableId);
   if (newPin) {
     sessionStorage.removeItem("companion-new:" + tableId);
-    say("Your referee PIN is " + newPin + ". Note it: other phones need it to referee. Share the code " + tableId + " to let players watch.", "info");
+    say(_("Your referee PIN is %(pin)s. Note it: other phones need it to referee. Share the code %(code)s to let players watch.", { pin: newPin, code: tableId }), "info");
   }
   buildPicker();
   showReferee();

@@ -7,7 +7,8 @@ window.Camera = (() => {
   // How often a phone asks for the camera's questions: a question waits at most this long to show.
   const QUESTION_POLL_MS = 3000;
 
-  const STATE_WORDS = { settled: "settled", settling: "settling", question: "question" };
+  const STATE_WORDS = { settled: N_("settled"), settling: N_("settling"), question: N_("question") };
+  const stateWord = (state) => _(STATE_WORDS[state] || state);
 
   /** Labels over the picture: code and state only, sized for the phone, nudged apart so none overlap. */
   function drawLabels(data, frame) {
@@ -15,13 +16,17 @@ window.Camera = (() => {
     const tracks = (data.feed && data.feed.tracks) || [];
     const questions = data.questions || [];
     if (!frame || !frame.width) { layer.replaceChildren(); return; }
+    const unread = _("unread card");
     const nodes = tracks.filter((t) => t.pixel).map((t) => {
       const asked = questions.find((q) => q.status === "open" && q.track === t.track);
       const label = h("button.cam-label." + t.state, { type: "button", dataset: { track: t.track, state: t.state },
-        "aria-label": (t.card ? Cards.name(t.card) : "unread card") + ", " + STATE_WORDS[t.state],
+        "aria-label": _("%(card)s, %(state)s", { card: t.card ? Cards.name(t.card) : unread, state: stateWord(t.state) }),
         onclick: () => {
-          if (asked && window.Questions) { $("camera-dialog").close(); window.Questions.show(asked); }
-          else $("camera-picked").textContent = (t.card ? Cards.name(t.card) : "An unread card") + ": " + STATE_WORDS[t.state] + (t.zone ? " in " + t.zone : "") + ".";
+          if (asked && window.Questions) { $("camera-dialog").close(); window.Questions.show(asked); return; }
+          const card = t.card ? Cards.name(t.card) : _("An unread card");
+          $("camera-picked").textContent = t.zone
+            ? _("%(card)s: %(state)s in %(zone)s.", { card, state: stateWord(t.state), zone: Screens.zoneName(t.zone) })
+            : _("%(card)s: %(state)s.", { card, state: stateWord(t.state) });
         } }, t.card === "BACK" ? "▒" : (t.card || "…"), t.state === "question" ? "?" : "");
       // Through the CSSOM, not a style attribute: a strict Content-Security-Policy allows only the former.
       label.style.left = (100 * t.pixel[0] / frame.width).toFixed(2) + "%";
@@ -67,9 +72,12 @@ window.Camera = (() => {
       $("camera-phone").hidden = !ctx.isReferee();
       const f = data.feed;
       const open = (data.questions || []).filter((q) => q.status === "open").length;
-      $("camera-feed").textContent = f ? f.source + ": " + f.frames + " frames, " + f.camera_events + " camera events" +
-        (f.overruled_by_referee ? ", " + f.overruled_by_referee + " overruled by the referee" : "") + (f.error ? " · " + f.error : "") +
-        (open ? " · " + open + " open question" + (open === 1 ? "" : "s") + " (marked on the board)" : "") : "No camera is watching this table.";
+      if (!f) { $("camera-feed").textContent = _("No camera is watching this table."); drawLabels(data, data.latest_frame); return; }
+      const parts = [_("%(source)s: %(frames)s frames, %(events)s camera events", { source: f.source, frames: I18n.number(f.frames), events: I18n.number(f.camera_events) })];
+      if (f.overruled_by_referee) parts.push(_("%(n)s overruled by the referee", { n: f.overruled_by_referee }));
+      if (f.error) parts.push(I18n.render(f.error));
+      if (open) parts.push(ngettext("%(n)d open question (marked on the board)", "%(n)d open questions (marked on the board)", open));
+      $("camera-feed").textContent = parts.join(" · ");
       drawLabels(data, data.latest_frame);
     }
 
@@ -77,7 +85,7 @@ window.Camera = (() => {
       showStatus();
       const probe = new Image();
       probe.onload = () => { view.src = probe.src; $("camera-stage").hidden = false; };
-      probe.onerror = () => { if ($("camera-stage").hidden) $("camera-picked").textContent = "No camera frame yet."; };
+      probe.onerror = () => { if ($("camera-stage").hidden) $("camera-picked").textContent = _("No camera frame yet."); };
       probe.src = apiUrl + "/frame.jpg?t=" + Date.now();
     }
 
@@ -99,13 +107,13 @@ window.Camera = (() => {
 
     $("camera-phone").addEventListener("click", async () => {
       if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-        status.textContent = "This page cannot use the camera: open it over HTTPS (companion serve --https).";
+        status.textContent = _("This page cannot use the camera: open it over HTTPS (companion serve --https).");
         return;
       }
       try {
         stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment", width: { ideal: 1280 } }, audio: false });
       } catch (error) {
-        status.textContent = "Camera refused: " + error.message;
+        status.textContent = _("Camera refused: %(error)s", { error: error.message });
         return;
       }
       video.srcObject = stream; video.hidden = false; await video.play();
@@ -121,7 +129,8 @@ window.Camera = (() => {
         try {
           const response = await fetch(apiUrl + "/frames", { method: "POST", headers: { "Content-Type": "image/jpeg", "X-Referee-Pin": getPin() || "" }, body: blob });
           const data = await response.json().catch(() => ({}));
-          status.textContent = response.ok ? "Sending frames… (" + data.width + "×" + data.height + ")" : "Frame refused: " + (data.error || response.status);
+          status.textContent = response.ok ? _("Sending frames… (%(width)s×%(height)s)", { width: data.width, height: data.height })
+            : _("Frame refused: %(error)s", { error: data.error || response.status });
           if (response.ok) document.body.dataset.framesSent = String(Number(document.body.dataset.framesSent || 0) + 1);
         } finally { busy = false; }
       }, 700);
@@ -129,7 +138,7 @@ window.Camera = (() => {
     $("camera-server").addEventListener("click", async () => {
       const response = await fetch(apiUrl + "/camera", { method: "POST", headers: { "Content-Type": "application/json", "X-Referee-Pin": getPin() || "" }, body: JSON.stringify({ use: "server" }) });
       const data = await response.json().catch(() => ({}));
-      status.textContent = response.ok ? "The server camera now watches this table." : "Server camera: " + (data.error || response.status);
+      status.textContent = response.ok ? _("The server camera now watches this table.") : _("Server camera: %(error)s", { error: data.error || response.status });
       showLatest();
     });
     $("camera-stop").addEventListener("click", () => {

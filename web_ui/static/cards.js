@@ -26,14 +26,15 @@ const Cards = (() => {
     return c.rank + SYMBOL[c.suit];
   }
 
-  const RANK_NAMES = { A: "ace", J: "jack", Q: "queen", K: "king" };
-  const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-  /** The card in words, for screen readers and answers: "10 of hearts", "big joker", "face down". */
+  const RANK_NAMES = { A: N_("ace"), J: N_("jack"), Q: N_("queen"), K: N_("king") };
+  const SUIT_NAMES = { S: N_("%(rank)s of spades"), H: N_("%(rank)s of hearts"), D: N_("%(rank)s of diamonds"), C: N_("%(rank)s of clubs") };
+  const SPECIAL_NAMES = { BJ: N_("big joker"), SJ: N_("small joker"), BACK: N_("face down") };
+  /** The card in words, for screen readers and answers: "10 of hearts" / "红桃10", "big joker" / "大王". */
   function name(code) {
     const c = parse(code);
     if (!c) return String(code);
-    if (c.special) return { BJ: "big joker", SJ: "small joker", BACK: "face down" }[c.special];
-    return (RANK_NAMES[c.rank] || c.rank) + " of " + SUIT_NAMES[c.suit];
+    if (c.special) return _(SPECIAL_NAMES[c.special]);
+    return _(SUIT_NAMES[c.suit], { rank: RANK_NAMES[c.rank] ? _(RANK_NAMES[c.rank]) : c.rank });
   }
 
   /** A small card face: <span class="pc red">10♥</span>. */
@@ -43,7 +44,7 @@ const Cards = (() => {
     span.className = "pc" + (c && c.red ? " red" : "") + (c && c.special ? " " + c.special.toLowerCase() : "") + (extraClass ? " " + extraClass : "");
     span.textContent = pretty(code);
     span.title = c ? c.code + " · " + name(code) : String(code);
-    if (c && c.special === "BACK") span.setAttribute("aria-label", "face down");
+    if (c && c.special === "BACK") span.setAttribute("aria-label", _("face down"));
     span.dataset.card = c ? c.code : String(code);
     return span;
   }

@@ -9,7 +9,8 @@ window.Deck = (() => {
   /** The camera status's word on the deck (camera.js polls it every few seconds). */
   function show(deck) {
     const says = $("deck-says");
-    if (says && deck.says && says.textContent !== deck.says) says.textContent = deck.says;
+    const text = deck.says ? I18n.render(deck.says) : "";
+    if (says && text && says.textContent !== text) says.textContent = text;
   }
 
   function init(ctx) {
@@ -36,7 +37,7 @@ window.Deck = (() => {
       try {
         const data = await ctx.call("/deck", JSON.parse(choice.value));
         if (data.deck) show(data.deck);
-        ctx.say("The camera's deck is chosen.");
+        ctx.say(_("The camera's deck is chosen."));
       } catch (error) {
         ctx.say(error.message, "error");
       }

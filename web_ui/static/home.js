@@ -16,12 +16,17 @@
     div.className = "player-row";
     const n = index + 1;
     // Red suits read red: the option, and the list itself while a red choice is selected.
-    const suitLabel = (s) => s.map((x) => ({ H: "♥", D: "♦", S: "♠", C: "♣" })[x]).join(" ") + (s.every((x) => x === "H" || x === "D") ? " red" : s.every((x) => x === "S" || x === "C") ? " black" : "");
-    div.innerHTML = `<input class="pname" placeholder="name" required maxlength="24" aria-label="player ${n} name">
-      <input class="pcolour" type="color" aria-label="player ${n} colour">
-      ${game === "chosen" ? `<input class="pteam" placeholder="team (optional)" title="players with the same team win together" maxlength="24" aria-label="player ${n} team (optional)">` : ""}
-      ${suits ? `<select class="psuits" title="castle suits" aria-label="player ${n} castle suits">${suits.map((s) => `<option value="${s.join("")}" class="${s.every((x) => x === "H" || x === "D") ? "red" : "black"}">${suitLabel(s)}</option>`).join("")}</select>` : ""}
-      <button type="button" class="secondary small remove" title="remove" aria-label="remove player ${n}">✕</button>`;
+    const symbols = (s) => s.map((x) => ({ H: "♥", D: "♦", S: "♠", C: "♣" })[x]).join(" ");
+    const suitLabel = (s) => s.every((x) => x === "H" || x === "D") ? _("%(suits)s red", { suits: symbols(s) })
+      : s.every((x) => x === "S" || x === "C") ? _("%(suits)s black", { suits: symbols(s) }) : symbols(s);
+    const field = (tag, attrs) => h(tag, attrs);
+    div.append(
+      field("input.pname", { placeholder: _("name"), required: true, maxlength: 24, "aria-label": _("player %(n)s name", { n }) }),
+      field("input.pcolour", { type: "color", "aria-label": _("player %(n)s colour", { n }) }),
+      game === "chosen" ? field("input.pteam", { placeholder: _("team (optional)"), title: _("players with the same team win together"), maxlength: 24, "aria-label": _("player %(n)s team (optional)", { n }) }) : null,
+      suits ? h("select.psuits", { title: _("castle suits"), "aria-label": _("player %(n)s castle suits", { n }) },
+        suits.map((s) => h("option." + (s.every((x) => x === "H" || x === "D") ? "red" : "black"), { value: s.join("") }, suitLabel(s)))) : null,
+      h("button.secondary.small.remove", { type: "button", title: _("remove"), "aria-label": _("remove player %(n)s", { n }) }, "✕"));
     div.querySelector(".pname").value = ["Ann", "Bo", "Cy", "Di", "Ed", "Fay", "Gus", "Hal"][index] || "";
     div.querySelector(".pcolour").value = COLOURS[index % COLOURS.length];
     if (suits && defaultSuits) div.querySelector(".psuits").value = defaultSuits;
@@ -55,7 +60,7 @@
       const item = document.createElement("li");
       const code = document.createElement("code");
       code.textContent = name + ": " + JSON.stringify(value);
-      item.append(code, entry.help[name] ? " — " + entry.help[name] : "");
+      item.append(code, entry.help[name] ? " — " + I18n.render(entry.help[name]) : "");
       list.append(item);
     }
   }
@@ -71,7 +76,7 @@
     error.hidden = true;
     let options;
     try { options = JSON.parse($("options").value || "{}"); } catch (e) {
-      error.textContent = "Rule options are not JSON: " + e.message; error.hidden = false; return;
+      error.textContent = _("Rule options are not JSON: %(error)s", { error: e.message }); error.hidden = false; return;
     }
     const players = [...document.querySelectorAll(".player-row")].map((r) => {
       const p = { name: r.querySelector(".pname").value.trim(), colour: r.querySelector(".pcolour").value };

@@ -18,6 +18,7 @@ const I18n = (() => {
   const messages = data.messages || {};
   const chinese = language.startsWith("zh");
   const listSeparator = chinese ? "、" : ", ";
+  const clauseSeparator = chinese ? "；" : "; ";
 
   function fill(text, args) {
     if (!args) return text;
@@ -61,6 +62,7 @@ const I18n = (() => {
     if (value && typeof value === "object") {
       if ("msg" in value) return render(value);
       if ("card" in value) return cardName(value.card);
+      if (Array.isArray(value.clauses)) return value.clauses.map(arg).join(clauseSeparator);
     }
     return value;
   }
@@ -68,7 +70,8 @@ const I18n = (() => {
   /** A message from a view or the live stream: {msg, args} (and plural, n), or plain text. */
   function render(message) {
     if (message === null || message === undefined) return "";
-    if (typeof message === "string") return gettext(message);
+    if (typeof message === "string") return message ? gettext(message) : "";
+    if (!message.msg) return "";
     const args = {};
     for (const [key, value] of Object.entries(message.args || {})) args[key] = arg(value);
     if (message.plural) return ngettext(message.msg, message.plural, message.n, args);

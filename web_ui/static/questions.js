@@ -10,11 +10,12 @@ window.Questions = (() => {
 
   function placeLabel(q) {
     const w = q.where || {};
-    if (w.cell) return "cell " + w.cell.join(",");
+    if (w.cell) return _("cell %(cell)s", { cell: w.cell.join(",") });
     if (w.player) return w.player;
-    if (w.zone) return w.zone.replace(/^step(\d)$/, "step $1");  // the mat's step1 is the screen's "step 1"
-    return "the table";
+    if (w.zone) return Screens.zoneName(w.zone);
+    return _("the table");
   }
+  const text = (q) => I18n.render(q.text);
 
   /** The board's element a question is about, if the screen drew one. */
   function target(board, q) {
@@ -35,12 +36,12 @@ window.Questions = (() => {
       const node = target(board, q);
       if (!node) continue;
       node.classList.add("asked");
-      const badge = h("button.ask-badge", { type: "button", "aria-label": "camera question: " + q.text, dataset: { question: q.id },
+      const badge = h("button.ask-badge", { type: "button", "aria-label": _("camera question: %(text)s", { text: text(q) }), dataset: { question: q.id },
         onclick: (event) => { event.stopPropagation(); show(q); } }, "?");
       if (node.tagName === "BUTTON") {
         // a button cannot hold another: the cell itself opens the question
         node.dataset.question = q.id;
-        node.setAttribute("aria-label", "cell " + (q.where.cell || []).join(",") + ": camera question");
+        node.setAttribute("aria-label", _("cell %(cell)s: camera question", { cell: (q.where.cell || []).join(",") }));
         node.addEventListener("click", (event) => { event.stopImmediatePropagation(); show(q); }, { capture: true });
         node.append(h("span.ask-mark", { "aria-hidden": "true" }, "?"));
       } else {
@@ -48,25 +49,27 @@ window.Questions = (() => {
       }
     }
     if (!open.length) return null;
-    return h("section.card-panel.questions", { "aria-label": "camera questions" },
-      h("h2", "The camera asks (" + open.length + ")"),
+    return h("section.card-panel.questions", { "aria-label": _("camera questions") },
+      h("h2", _("The camera asks (%(n)s)", { n: open.length })),
       h("ul.question-list", open.map((q) => h("li", h("button.secondary.question-open", { type: "button", dataset: { question: q.id }, onclick: () => show(q) },
-        h("strong", placeLabel(q) + ": "), q.text)))),
-      ctx && ctx.isReferee() ? null : h("p.hint", "The referee answers these."));
+        h("strong", _("%(place)s: ", { place: placeLabel(q) })), text(q))))),
+      ctx && ctx.isReferee() ? null : h("p.hint", _("The referee answers these.")));
   }
 
   function show(q) {
     const referee = ctx.isReferee();
-    $("question-text").textContent = q.text;
-    $("question-where").textContent = "At " + placeLabel(q) + (q.choices.length ? " · the camera considered " + q.choices.join(" or ") : "");
+    $("question-text").textContent = text(q);
+    $("question-where").textContent = q.choices.length
+      ? _("At %(place)s · the camera considered %(cards)s", { place: placeLabel(q), cards: I18n.list(q.choices.map(I18n.cardName)) })
+      : _("At %(place)s", { place: placeLabel(q) });
     $("question-error").hidden = true;
-    const choices = referee ? q.choices.map((code) => h("button.secondary.question-choice", { type: "button", dataset: { card: code }, onclick: () => answer(q, code) }, Cards.el(code), " " + Cards.name(code))) : [];
+    const choices = referee ? q.choices.map((code) => h("button.secondary.question-choice", { type: "button", dataset: { card: code }, onclick: () => answer(q, code) }, Cards.el(code), " ", Cards.name(code))) : [];
     $("question-choices").replaceChildren(...choices);
     $("question-other").hidden = !referee;
     $("question-none").hidden = !referee;
     $("question-other").onclick = async () => {
       $("question-dialog").close();
-      const card = await ctx.pick("What lies at " + placeLabel(q) + "?");
+      const card = await ctx.pick(_("What lies at %(place)s?", { place: placeLabel(q) }));
       if (card) answer(q, card, true);
     };
     $("question-none").onclick = () => answer(q, "not a card");
@@ -88,7 +91,10 @@ window.Questions = (() => {
     if ($("question-dialog").open) $("question-dialog").close();
     open = open.filter((o) => o.id !== q.id);
     signature = "";
-    ctx.say(value === "not a card" ? "Noted: not a card. Nothing changed." : "Answered " + value + (data.entry ? ": the table now says so (Undo takes it back)." : ": the table said so already."));
+    const card = value === "not a card" ? null : I18n.cardName(value);
+    ctx.say(card === null ? _("Noted: not a card. Nothing changed.")
+      : data.entry ? _("Answered %(card)s: the table now says so (Undo takes it back).", { card })
+      : _("Answered %(card)s: the table said so already.", { card }));
     ctx.accept && data.state ? ctx.accept(data.state) : ctx.rerender();
   }
 

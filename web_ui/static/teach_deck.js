@@ -19,14 +19,14 @@
   function showProblems(list) {
     problems.replaceChildren(...(list || []).map(function (text) {
       const item = document.createElement("li");
-      item.textContent = text;
+      item.textContent = I18n.render(text);
       return item;
     }));
   }
 
   function labelText(card, number) {
     const code = corrections[number] || card.code || "?";
-    return "#" + number + " " + code + (card.sure || corrections[number] ? "" : " ?");
+    return "#" + number + " " + code + (card.sure || corrections[number] ? "" : " ?");   // card codes: the same in every language
   }
 
   function show(result) {
@@ -49,14 +49,14 @@
         label.style.left = (100 * card.box[0] / width) + "%";
         label.style.top = (100 * card.box[1] / height) + "%";
         label.textContent = labelText(card, number);
-        label.title = "tap to name this card (the classifier thought: " + card.guesses.join(", ") + ")";
+        label.title = _("tap to name this card (the classifier thought: %(guesses)s)", { guesses: I18n.list(card.guesses) });
         label.addEventListener("click", function () {
-          const answer = window.prompt("Which card is #" + number + "? (e.g. 10H, QS, BJ; empty to undo)",
+          const answer = window.prompt(_("Which card is #%(number)s? (e.g. 10H, QS, BJ; empty to undo)", { number: number }),
                                        corrections[number] || card.code || "");
           if (answer === null) return;
           const code = answer.trim().toUpperCase();
           if (!code) { delete corrections[number]; }
-          else if (!codePattern.test(code)) { say(code + " is not a card code (e.g. AS, 10H, QD, BJ)"); return; }
+          else if (!codePattern.test(code)) { say(_("%(code)s is not a card code (e.g. AS, 10H, QD, BJ)", { code: code })); return; }
           else { corrections[number] = code; label.classList.remove("unsure"); }
           label.textContent = labelText(card, number);
         });
@@ -86,10 +86,10 @@
         body: JSON.stringify({ deck: name })
       }).catch(function () { return null; });
       const data = response ? await response.json().catch(function () { return {}; }) : {};
-      if (response && response.ok) { say("Table " + root.dataset.table + " now reads with the deck " + name + "."); button.disabled = true; return; }
+      if (response && response.ok) { say(_("Table %(code)s now reads with the deck %(deck)s.", { code: root.dataset.table, deck: name })); button.disabled = true; return; }
       say(response && response.status === 403
-        ? "Only the table's referee can choose its deck: open the table as its referee on this phone first."
-        : (data.error || "no connection to the server"));
+        ? _("Only the table's referee can choose its deck: open the table as its referee on this phone first.")
+        : (data.error || _("no connection to the server")));
     };
   }
 
@@ -123,27 +123,28 @@
 
   form.addEventListener("submit", async function (event) {
     event.preventDefault();
-    say("Reading the cards…");
+    say(_("Reading the cards…"));
     corrections = {};
     const response = await fetch(root.dataset.draftsUrl, { method: "POST", body: await formToSend() });
     const result = await response.json();
-    if (!response.ok) { say(result.error || "that did not work"); return; }
+    if (!response.ok) { say(result.error || _("that did not work")); return; }
     draft = result.draft;
-    say(result.cards.length + " cards found" + (result.complete ? ": every card placed surely." : ""));
+    say(result.complete ? ngettext("%(n)d card found: every card placed surely.", "%(n)d cards found: every card placed surely.", result.cards.length)
+      : ngettext("%(n)d card found", "%(n)d cards found", result.cards.length));
     showProblems((result.problems || []).concat(result.notes || []));
     show(result);
   });
 
   saveButton.addEventListener("click", async function () {
     if (!draft) return;
-    say("Learning the deck…");
+    say(_("Learning the deck…"));
     const response = await fetch(root.dataset.draftsUrl + "/" + draft + "/save", {
       method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ corrections: corrections })
     });
     const result = await response.json();
     if (response.ok && result.saved) {
-      say("Saved the deck " + result.name + ". A table can now read with it.");
+      say(_("Saved the deck %(deck)s. A table can now read with it.", { deck: result.name }));
       showProblems(result.notes || []);
       saveButton.hidden = true;
       const item = document.createElement("li");
@@ -152,7 +153,7 @@
       offerToTable(result.name);
       return;
     }
-    say(result.error || "Not saved yet: see what is missing below.");
+    say(result.error || _("Not saved yet: see what is missing below."));
     if (result.problems) { showProblems(result.problems); show(result); }
   });
 })();

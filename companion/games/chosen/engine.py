@@ -25,8 +25,11 @@ from companion.games.chosen import operations as ops
 from companion.games.chosen.operations import PARSERS, card_code
 from companion.games.chosen.pieces import MEDICINE, RADIATION, composition, deck_for, normalise, role
 from companion.games.chosen.rules import OPTION_HELP, Options, options_dict, parse_options, rulings_view
+from companion.messages import Message, N_, Plural
 
 ZONES = ("departure", "step 1", "step 2")
+#: The zones in a sentence (translated where shown: 出发区, 第一步区, 第二步区).
+ZONE_WORDS = {"departure": N_("departure"), "step 1": N_("step 1"), "step 2": N_("step 2")}
 VAULT = len(ZONES)
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 
@@ -97,7 +100,7 @@ class State:
     winners: tuple[int, ...] = ()
     next_id: int = 1
     reshuffles: int = 0
-    log: tuple[str, ...] = field(default=(), compare=True)
+    log: tuple[Message, ...] = field(default=(), compare=True)
 
     @property
     def players(self) -> int:
@@ -166,7 +169,7 @@ class _Table:
             hand.remove(None)
             self.taken[code] += 1
             return
-        raise IllegalEvent(f"{self.name(player)} does not hold {code}")
+        raise IllegalEvent(Message('%(player)s does not hold %(code)s', player=self.name(player), code=code))
 
     def draw_cards(self, player: int, count: int) -> int:
         drawn = 0
@@ -189,7 +192,8 @@ class _Table:
         else:
             random.Random(f"chosen:{self.state.seed or 0}:reshuffle:{self.reshuffles}").shuffle(cards)
             self.draw = cards
-        self.log.append(f"The draw pile ran out: the discard pile ({len(cards)} cards) is shuffled into a new draw pile.")
+        self.log.append(Message("The draw pile ran out: the discard pile (%(count)s cards) is shuffled into a new draw pile.",
+                                count=len(cards)))
         return True
 
     def start_turn(self, number: int, player: int) -> None:
@@ -197,18 +201,20 @@ class _Table:
         self.phase = "turn"
         need = max(0, self.state.hand_target - len(self.hands[player]))
         drawn = self.draw_cards(player, need)
-        short = f" (only {drawn} left)" if drawn < need else ""
-        self.log.append(f"Turn {number}: {self.name(player)} draws {drawn}{short}, holding {len(self.hands[player])}.")
+        short = Message(" (only %(drawn)s left)", drawn=drawn) if drawn < need else ""
+        self.log.append(Message("Turn %(number)s: %(player)s draws %(drawn)s%(short)s, holding %(count)s.", number=number,
+                                player=self.name(player), drawn=drawn, short=short, count=len(self.hands[player])))
 
 
 def _player(state: State, value: Any, what: str) -> int:
     if isinstance(value, bool):
-        raise IllegalEvent(f"{what} must be a player name or seat number, got {value!r}")
+        raise IllegalEvent(Message('%(what)s must be a player name or seat number, got %(value)s', what=what, value=repr(value)))
     if isinstance(value, int) and 0 <= value < state.players:
         return value
     if isinstance(value, str) and value in state.names:
         return state.names.index(value)
-    raise IllegalEvent(f"{what} {value!r} is not a player: players are {', '.join(state.names)} (seats 0-{state.players - 1})")
+    raise IllegalEvent(Message("%(what)s %(value)s is not a player: players are %(players)s (seats 0-%(number)s)",
+                               what=what, value=repr(value), players=list(state.names), number=state.players - 1))
 
 
 class ChosenEngine:
@@ -228,36 +234,38 @@ class ChosenEngine:
     # --- setup --------------------------------------------------------------------------------
     def new_game(self, setup: Mapping[str, Any]) -> State:
         if not isinstance(setup, Mapping):
-            raise InvalidSetup("a setup must be a mapping with 'players'")
+            raise InvalidSetup(Message("a setup must be a mapping with 'players'"))
         unknown = set(setup) - {"players", "options", "seed", "deal"}
         if unknown:
-            raise InvalidSetup(f"unknown setup field(s): {', '.join(sorted(unknown))}")
+            raise InvalidSetup(Message('unknown setup field(s): %(unknown)s', unknown=list(sorted(unknown))))
         players = setup.get("players")
         if not isinstance(players, (list, tuple)) or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
             got = f"{len(players)} players" if isinstance(players, (list, tuple)) else repr(players)
-            raise InvalidSetup(f"The Chosen needs {MIN_PLAYERS}-{MAX_PLAYERS} players, got {got}")
+            raise InvalidSetup(Message("The Chosen needs %(min_players)s-%(max_players)s players, got %(got)s",
+                                       min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, got=got))
         names, teams = [], []
         for seat, player in enumerate(players):
             if isinstance(player, str):
                 player = {"name": player}
             if not isinstance(player, Mapping) or not isinstance(player.get("name"), str) or not player["name"].strip():
-                raise InvalidSetup(f"player {seat} needs a non-empty 'name'")
+                raise InvalidSetup(Message("player %(seat)s needs a non-empty 'name'", seat=seat))
             team = player.get("team")
             if team is not None and (not isinstance(team, str) or not team.strip()):
-                raise InvalidSetup(f"player {player['name']!r}: a team must be a non-empty name")
+                raise InvalidSetup(Message('player %(name)s: a team must be a non-empty name', name=repr(player['name'])))
             names.append(player["name"].strip())
             teams.append(team.strip() if team else f"player:{player['name'].strip()}")
         if len(set(names)) != len(names):
-            raise InvalidSetup("player names must be different")
+            raise InvalidSetup(Message("player names must be different"))
         options = parse_options(setup.get("options"))
         decks = 2 if options.second_deck == "always" or (options.second_deck == "auto" and len(names) > 4) else 1
         seed = setup.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise InvalidSetup(f"seed must be a whole number or null, got {seed!r}")
+            raise InvalidSetup(Message('seed must be a whole number or null, got %(seed)s', seed=repr(seed)))
         count = len(names)
         if count * count > len(deck_for(decks)):
-            raise InvalidSetup(f"{count} players are dealt {count * count} cards but {decks} deck(s) hold "
-                               f"{len(deck_for(decks))}: use option second_deck='auto' or 'always'")
+            raise InvalidSetup(Message("%(count)s players are dealt %(number)s cards but %(decks)s deck(s) hold %(count2)s: use option "
+                                       "second_deck='auto' or 'always'",
+                                       count=count, number=count * count, decks=decks, count2=len(deck_for(decks))))
         hands, draw = self._deal(setup.get("deal"), seed, decks, count)
         state = State(names=tuple(names), teams=tuple(teams), options=options, decks=decks,
                       seed=seed if seed is not None or setup.get("deal") is None else 0,
@@ -265,8 +273,9 @@ class ChosenEngine:
                       areas=tuple(() for _ in names), mat=(), discard=(), scored=tuple(() for _ in names),
                       score=tuple(0 for _ in names), turn=Turn(number=0, player=0), phase="turn")
         table = _Table(state)
-        table.log.append(f"The Chosen: {count} players ({', '.join(names)}), {len(deck_for(decks))} cards; "
-                         f"each is dealt {count}, hands refill to {count + 1}.")
+        table.log.append(Message("The Chosen: %(count)s players (%(player)s), %(count2)s cards; each is dealt %(count)s, hands refill to "
+                                 "%(number)s.",
+                                 count=count, player=list(names), count2=len(deck_for(decks)), number=count + 1))
         table.start_turn(1, 0)
         return table.freeze()
 
@@ -284,19 +293,19 @@ class ChosenEngine:
                     hands[seat].append(cards.pop(0))
             return hands, cards
         if not isinstance(deal, Mapping) or set(deal) - {"hands", "draw"}:
-            raise InvalidSetup("deal must be a mapping with 'hands' (one list of cards per player) and optional 'draw' (top first)")
+            raise InvalidSetup(Message("deal must be a mapping with 'hands' (one list of cards per player) and optional 'draw' (top first)"))
         try:
             dealt = [[normalise(c) for c in hand] for hand in deal.get("hands", [])]
             top = [normalise(c) for c in deal.get("draw", [])]
         except (InvalidCardError, TypeError) as error:
-            raise InvalidSetup(f"bad card in deal: {error}") from None
+            raise InvalidSetup(Message('bad card in deal: %(error)s', error=error)) from None
         if len(dealt) != count or any(len(h) != count for h in dealt):
-            raise InvalidSetup(f"deal needs {count} hands of {count} cards each")
+            raise InvalidSetup(Message('deal needs %(count)s hands of %(count)s cards each', count=count))
         rest = composition(decks)
         rest.subtract(Counter(c for h in dealt for c in h) + Counter(top))
         over = sorted(code for code, n in rest.items() if n < 0)
         if over:
-            raise InvalidSetup(f"deal uses more copies than the deck has of: {', '.join(over)}")
+            raise InvalidSetup(Message('deal uses more copies than the deck has of: %(over)s', over=list(over)))
         remaining = [code for code, copies in sorted(rest.items()) for _ in range(copies)]
         random.Random(seed or 0).shuffle(remaining)
         return dealt, top + remaining
@@ -305,14 +314,14 @@ class ChosenEngine:
     def apply(self, state: State, event: Mapping[str, Any]) -> State:
         kind = event_type(event, self.EVENT_TYPES)
         if state.phase == "over":
-            raise IllegalEvent("the game is over")
+            raise IllegalEvent(Message("the game is over"))
         if kind in self.TURN_EVENTS:
             if state.phase == "reveal":
                 chosen = state.pending[0]
-                raise IllegalEvent(f"{state.names[chosen.owner]}'s chosen #{chosen.id} is at the vault: "
-                                   f"reveal its unseen chips first")
+                raise IllegalEvent(Message("%(player)s's chosen #%(id)s is at the vault: reveal its unseen chips first",
+                                           player=state.names[chosen.owner], id=chosen.id))
             if "player" in event and _player(state, event["player"], "player") != state.turn.player:
-                raise IllegalEvent(f"it is {state.names[state.turn.player]}'s turn, not {event['player']}'s")
+                raise IllegalEvent(Message("it is %(player)s's turn, not %(other)s's", player=state.names[state.turn.player], other=event['player']))
         operation: ops.Operation = parse_operation(kind, event, PARSERS)
         return self._handlers[kind](state, operation)
 
@@ -320,15 +329,15 @@ class ChosenEngine:
         turn, me = state.turn, state.turn.player
         onto = _player(state, event.onto, "onto")
         if turn.chip_onto is not None:
-            raise IllegalEvent(f"{state.names[me]} already put a chip this turn")
+            raise IllegalEvent(Message('%(player)s already put a chip this turn', player=state.names[me]))
         if state.options.step_order == "strict" and turn.step > 0:
-            raise IllegalEvent("with step_order=strict the chip comes before sending a chosen or playing cards")
+            raise IllegalEvent(Message("with step_order=strict the chip comes before sending a chosen or playing cards"))
         if onto == me and turn.sends:
-            raise IllegalEvent("having sent a chosen, you may not put a chip on yourself this turn")
+            raise IllegalEvent(Message("having sent a chosen, you may not put a chip on yourself this turn"))
         face = event.card
         face = None if face is None or (isinstance(face, str) and face.strip().upper() == "BACK") else card_code(face)
         if not state.hands[me]:
-            raise IllegalEvent(f"{state.names[me]} has no card to put down")
+            raise IllegalEvent(Message('%(player)s has no card to put down', player=state.names[me]))
         table = _Table(state)
         if face is not None:
             table.take_from_hand(me, face)
@@ -338,35 +347,37 @@ class ChosenEngine:
             table.hands[me] = [None] * (len(table.hands[me]) - 1)
         table.areas[onto].append(Chip(face=face, placed_by=me, turn=turn.number))
         table.turn = replace(turn, chip_onto=onto, step=max(turn.step, 1))
-        where = "their own area" if onto == me else f"{state.names[onto]}'s area"
-        table.log.append(f"{state.names[me]} puts a chip face down on {where} "
-                         f"({len(table.areas[onto])} chip{'s' if len(table.areas[onto]) != 1 else ''} there).")
+        where = Message("their own area") if onto == me else Message("%(player)s's area", player=state.names[onto])
+        table.log.append(Plural("%(player)s puts a chip face down on %(where)s (%(n)s chip there).",
+                                "%(player)s puts a chip face down on %(where)s (%(n)s chips there).", n=len(table.areas[onto]),
+                                player=state.names[me], where=where))
         return table.freeze()
 
     def _send(self, state: State, event: ops.Send) -> State:
         turn, me, options = state.turn, state.turn.player, state.options
         card = event.card   # a chosen: Send.parse checked it
         if turn.sends >= options.sends_per_turn:
-            raise IllegalEvent(f"{state.names[me]} already sent {turn.sends} chosen this turn (limit {options.sends_per_turn})")
+            raise IllegalEvent(Message("%(player)s already sent %(sends)s chosen this turn (limit %(sends_per_turn)s)",
+                                       player=state.names[me], sends=turn.sends, sends_per_turn=options.sends_per_turn))
         if options.step_order == "strict" and turn.step > 2:
-            raise IllegalEvent("with step_order=strict a chosen is sent before playing cards onto chosen")
+            raise IllegalEvent(Message("with step_order=strict a chosen is sent before playing cards onto chosen"))
         if turn.chip_onto == me:
-            raise IllegalEvent("you put a chip on yourself this turn, so you may not send a chosen")
+            raise IllegalEvent(Message("you put a chip on yourself this turn, so you may not send a chosen"))
         chips = state.areas[me]
         if not chips:
-            raise IllegalEvent(f"{state.names[me]} has no chips to carry")
+            raise IllegalEvent(Message('%(player)s has no chips to carry', player=state.names[me]))
         medicine, discard = event.medicine, event.discard
         if not isinstance(medicine, (list, tuple)) or not isinstance(discard, (list, tuple)):
-            raise IllegalEvent("'medicine' and 'discard' must be lists")
+            raise IllegalEvent(Message("'medicine' and 'discard' must be lists"))
         medicine = [card_code(m, "medicine") for m in medicine]
         for code in medicine:
             if role(code) != MEDICINE:
-                raise IllegalEvent(f"only medicine (red A-10) may be stacked on a chosen, not {code}")
+                raise IllegalEvent(Message('only medicine (red A-10) may be stacked on a chosen, not %(code)s', code=code))
         if any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(chips) for i in discard) \
                 or len(set(discard)) != len(discard):
-            raise IllegalEvent(f"'discard' must list different chip positions 0-{len(chips) - 1}")
+            raise IllegalEvent(Message("'discard' must list different chip positions 0-%(number)s", number=len(chips) - 1))
         if options.must_carry_chip and len(discard) == len(chips):
-            raise IllegalEvent("a chosen must carry at least one chip: do not discard them all")
+            raise IllegalEvent(Message("a chosen must carry at least one chip: do not discard them all"))
         table = _Table(state)
         table.take_from_hand(me, card)
         for code in medicine:
@@ -379,9 +390,12 @@ class ChosenEngine:
         table.mat.append(chosen)
         table.next_id += 1
         table.turn = replace(turn, sends=turn.sends + 1, step=max(turn.step, 2))
-        stack = f" with {len(medicine)} medicine ({', '.join(medicine)})" if medicine else ""
-        table.log.append(f"{state.names[me]} sends chosen #{chosen.id} ({card}){stack} to departure, discarding "
-                         f"{len(discard)} chip{'s' if len(discard) != 1 else ''} unseen; it carries {len(carried)}.")
+        stack = Message(" with %(count)s medicine (%(cards)s)", count=len(medicine), cards=list(medicine)) if medicine else ""
+        table.log.append(Plural("%(player)s sends chosen #%(id)s (%(card)s)%(stack)s to departure, discarding %(n)s chip unseen; "
+                                "it carries %(carried)s.",
+                                "%(player)s sends chosen #%(id)s (%(card)s)%(stack)s to departure, discarding %(n)s chips unseen; "
+                                "it carries %(carried)s.", n=len(discard),
+                                player=state.names[me], id=chosen.id, card=card, stack=stack, carried=len(carried)))
         return table.freeze()
 
     def _play(self, state: State, event: ops.Play) -> State:
@@ -392,13 +406,14 @@ class ChosenEngine:
         target = next((c for c in state.mat if c.id == target_id and not isinstance(target_id, bool)), None)
         if target is None:
             ids = ", ".join(f"#{c.id}" for c in state.mat) or "none"
-            raise IllegalEvent(f"no chosen #{target_id} on the mat (on the mat: {ids})")
+            raise IllegalEvent(Message('no chosen #%(target_id)s on the mat (on the mat: %(ids)s)', target_id=target_id, ids=ids))
         others = target.owner != me
         if others:
             if options.other_chosen_limit == "per_chosen" and target.id in turn.played_on:
-                raise IllegalEvent(f"{state.names[me]} already played a card onto chosen #{target.id} this turn")
+                raise IllegalEvent(Message('%(player)s already played a card onto chosen #%(id)s this turn', player=state.names[me], id=target.id))
             if options.other_chosen_limit == "per_player" and target.owner in turn.played_on_players:
-                raise IllegalEvent(f"{state.names[me]} already played a card onto {state.names[target.owner]}'s chosen this turn")
+                raise IllegalEvent(Message("%(player)s already played a card onto %(names2)s's chosen this turn",
+                                           player=state.names[me], names2=state.names[target.owner]))
         table = _Table(state)
         table.take_from_hand(me, card)
         medicine, radiation = list(target.medicine), list(target.radiation)
@@ -406,10 +421,10 @@ class ChosenEngine:
         if opposite:
             cancelled = opposite.pop(0)
             table.discard.extend([cancelled, card])
-            effect = f"cancels {cancelled}; both go to the discard pile"
+            effect = Message("cancels %(card)s; both go to the discard pile", card=cancelled)
         else:
             (medicine if kind == MEDICINE else radiation).append(card)
-            effect = "stays with it"
+            effect = Message("stays with it")
         index = state.mat.index(target)
         table.mat[index] = replace(target, medicine=tuple(medicine), radiation=tuple(radiation))
         if others:
@@ -417,15 +432,20 @@ class ChosenEngine:
                                  played_on_players=turn.played_on_players + (target.owner,), step=3)
         else:
             table.turn = replace(turn, step=3)
-        owner = "their own" if not others else f"{state.names[target.owner]}'s"
-        table.log.append(f"{state.names[me]} plays {kind} {card} onto {owner} chosen #{target.id}: {effect} "
-                         f"(now {len(medicine)} medicine, {len(radiation)} radiation).")
+        what = Message("medicine") if kind == MEDICINE else Message("radiation")
+        args = dict(player=state.names[me], kind=what, card=card, id=target.id, effect=effect, medicine=len(medicine), radiation=len(radiation))
+        if others:
+            table.log.append(Message("%(player)s plays %(kind)s %(card)s onto %(owner)s's chosen #%(id)s: %(effect)s "
+                                     "(now %(medicine)s medicine, %(radiation)s radiation).", owner=state.names[target.owner], **args))
+        else:
+            table.log.append(Message("%(player)s plays %(kind)s %(card)s onto their own chosen #%(id)s: %(effect)s "
+                                     "(now %(medicine)s medicine, %(radiation)s radiation).", **args))
         return table.freeze()
 
     def _end_turn(self, state: State, event: ops.EndTurn) -> State:
         turn, me = state.turn, state.turn.player
         table = _Table(state)
-        table.log.append(f"{state.names[me]} ends turn {turn.number}.")
+        table.log.append(Message('%(player)s ends turn %(number)s.', player=state.names[me], number=turn.number))
         arrivals = []
         for index, chosen in enumerate(state.mat):
             if chosen.owner != me:
@@ -435,10 +455,11 @@ class ChosenEngine:
             moved = replace(chosen, zone=chosen.zone + 1)
             if moved.zone == VAULT:
                 arrivals.append(moved)
-                table.log.append(f"{state.names[me]}'s chosen #{chosen.id} enters the vault.")
+                table.log.append(Message("%(player)s's chosen #%(id)s enters the vault.", player=state.names[me], id=chosen.id))
             else:
                 table.mat[index] = moved
-                table.log.append(f"{state.names[me]}'s chosen #{chosen.id} moves to {ZONES[moved.zone]}.")
+                table.log.append(Message("%(player)s's chosen #%(id)s moves to %(zone)s.",
+                                         player=state.names[me], id=chosen.id, zone=Message(ZONE_WORDS[ZONES[moved.zone]])))
         arrived = {c.id for c in arrivals}
         table.mat = [c for c in table.mat if c.id not in arrived]
         table.pending = arrivals
@@ -451,8 +472,9 @@ class ChosenEngine:
             if not chosen.radiation and any(chip.face is None for chip in chosen.chips):
                 table.phase = "reveal"
                 unseen = sum(chip.face is None for chip in chosen.chips)
-                table.log.append(f"Chosen #{chosen.id} turns its chips: the companion did not see {unseen} of them; "
-                                 f"the referee must reveal them.")
+                table.log.append(Message("Chosen #%(id)s turns its chips: the companion did not see %(unseen)s of them; the referee must "
+                                         "reveal them.",
+                                         id=chosen.id, unseen=unseen))
                 return table.freeze()
             table.pending.pop(0)
             self._verdict(table, chosen)
@@ -461,9 +483,12 @@ class ChosenEngine:
         if sum(table.score[p] for p in members) >= state.options.target_chips * len(members):
             table.winners = tuple(members)
             table.phase = "over"
-            names = " and ".join(state.names[p] for p in members)
-            table.log.append(f"{names} {'win' if len(members) > 1 else 'wins'} with "
-                             f"{sum(table.score[p] for p in members)} chips brought home.")
+            home = sum(table.score[p] for p in members)
+            if len(members) > 1:
+                table.log.append(Message("%(players)s win with %(count)s chips brought home.",
+                                         players=_together([state.names[p] for p in members]), count=home))
+            else:
+                table.log.append(Message("%(player)s wins with %(count)s chips brought home.", player=state.names[members[0]], count=home))
             return table.freeze()
         table.start_turn(state.turn.number + 1, (state.turn.player + 1) % state.players)
         return table.freeze()
@@ -475,16 +500,18 @@ class ChosenEngine:
         everything = [chosen.card, *faces, *chosen.medicine, *chosen.radiation]
         if chosen.radiation:
             verdict = Verdict(state.turn.number, chosen.owner, chosen.id, chosen.card, (None,) * len(faces),
-                              len(chosen.medicine), len(chosen.radiation), 0, False, 0, "radiation on the chosen")
+                              len(chosen.medicine), len(chosen.radiation), 0, False, 0, N_("radiation on the chosen"))
             table.discard.extend(everything)
-            table.log.append(f"Vault: {name}'s chosen #{chosen.id} carries {len(chosen.radiation)} radiation: "
-                             f"shot; it and its {len(faces)} chip{'s' if len(faces) != 1 else ''} are discarded unturned.")
+            table.log.append(Plural("Vault: %(player)s's chosen #%(id)s carries %(radiation)s radiation: shot; it and its %(n)s chip "
+                                    "are discarded unturned.",
+                                    "Vault: %(player)s's chosen #%(id)s carries %(radiation)s radiation: shot; it and its %(n)s chips "
+                                    "are discarded unturned.", n=len(faces), player=name, id=chosen.id, radiation=len(chosen.radiation)))
         else:
             shown = _turned(faces)   # the vault turned every chip before this verdict
             radiated = sum(role(face) == RADIATION for face in shown)
             passed = radiated <= len(chosen.medicine)
             points = len(faces) if passed else 0
-            reason = "all radiation cancelled" if passed else "not enough medicine"
+            reason = N_("all radiation cancelled") if passed else N_("not enough medicine")
             verdict = Verdict(state.turn.number, chosen.owner, chosen.id, chosen.card, faces, len(chosen.medicine),
                               0, radiated, passed, points, reason)
             if passed:
@@ -494,56 +521,60 @@ class ChosenEngine:
                     table.discard.extend([chosen.card, *chosen.medicine])
                 else:
                     table.discard.extend(everything)
-                outcome = f"passes: {name} scores {points} (total {table.score[chosen.owner]})"
+                outcome = Message("passes: %(player)s scores %(points)s (total %(total)s)", player=name, points=points,
+                                  total=table.score[chosen.owner])
             else:
                 table.discard.extend(everything)
-                outcome = "shot: nothing scores, all its cards are discarded"
-            table.log.append(f"Vault: {name}'s chosen #{chosen.id} turns its chips {', '.join(shown)}: {radiated} radiated, "
-                             f"{len(chosen.medicine)} medicine carried; {outcome}.")
+                outcome = Message("shot: nothing scores, all its cards are discarded")
+            table.log.append(Message("Vault: %(player)s's chosen #%(id)s turns its chips %(shown)s: %(radiated)s radiated, "
+                                     "%(medicine)s medicine carried; %(outcome)s.", player=name, id=chosen.id, shown=list(shown),
+                                     radiated=radiated, medicine=len(chosen.medicine), outcome=outcome))
         table.verdicts.append(verdict)
 
     def _reveal(self, state: State, event: ops.Reveal) -> State:
         if state.phase != "reveal":
-            raise IllegalEvent("no chosen at the vault is waiting for its chips to be revealed")
+            raise IllegalEvent(Message("no chosen at the vault is waiting for its chips to be revealed"))
         chosen = state.pending[0]
         faces = event.faces
         unseen = [i for i, chip in enumerate(chosen.chips) if chip.face is None]
         if not isinstance(faces, (list, tuple)) or len(faces) != len(unseen):
-            raise IllegalEvent(f"reveal needs 'faces': {len(unseen)} card(s), the unseen chips of chosen #{chosen.id} in order")
+            raise IllegalEvent(Message("reveal needs 'faces': %(count)s card(s), the unseen chips of chosen #%(id)s in order",
+                                       count=len(unseen), id=chosen.id))
         faces = [card_code(f, "face") for f in faces]
         table = _Table(state)
         available = composition(state.decks)
         available.subtract(table.known_counts())
         for code in faces:
             if available[code] <= 0:
-                raise IllegalEvent(f"{code} cannot be a hidden chip: every {code} is already accounted for elsewhere")
+                raise IllegalEvent(Message('%(code)s cannot be a hidden chip: every %(code)s is already accounted for elsewhere', code=code))
             available[code] -= 1
         chips = list(chosen.chips)
         for i, code in zip(unseen, faces):
             chips[i] = replace(chips[i], face=code)
         table.pending[0] = replace(chosen, chips=tuple(chips))
         table.phase = "turn"
-        table.log.append(f"Referee reveals the unseen chips of chosen #{chosen.id}: {', '.join(faces)}.")
+        table.log.append(Message('Referee reveals the unseen chips of chosen #%(id)s: %(faces)s.', id=chosen.id, faces=list(faces)))
         return self._judge_pending(table)
 
     def _set_hand_size(self, state: State, event: ops.SetHandSize) -> State:
         player = _player(state, event.player, "player")
         size = event.size
         if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-            raise IllegalEvent(f"size must be a whole number of at least 0, got {size!r}")
+            raise IllegalEvent(Message('size must be a whole number of at least 0, got %(size)s', size=repr(size)))
         table = _Table(state)
         hand = table.hands[player]
         before = len(hand)
         if size > before:
             if table.draw_cards(player, size - before) < size - before:
-                raise IllegalEvent(f"there are not enough cards left to give {state.names[player]} {size}")
+                raise IllegalEvent(Message('there are not enough cards left to give %(player)s %(size)s', player=state.names[player], size=size))
         elif size < before:
             # The extra cards go back on top of the draw pile; which ones is unknown unless the hand is.
             back: list[str | None] = hand[size:] if None not in hand else [None] * (before - size)
             kept: list[str | None] = hand[:size] if None not in hand else [None] * size
             table.hands[player] = kept
             table.draw = back + table.draw
-        table.log.append(f"Referee corrects {state.names[player]}'s hand from {before} to {size} cards.")
+        table.log.append(Message("Referee corrects %(player)s's hand from %(before)s to %(size)s cards.",
+                                 player=state.names[player], before=before, size=size))
         return table.freeze()
 
     # --- views --------------------------------------------------------------------------------
@@ -599,7 +630,7 @@ class ChosenEngine:
             "winners": [names[p] for p in state.winners],
             "options": options_dict(state.options),
             "rulings": rulings_view(state.options),
-            "log": list(state.log),
+            "log": [line.to_json() for line in state.log],
         }
         if referee:
             result["draw"] = list(state.draw)
@@ -653,6 +684,13 @@ class ChosenEngine:
     def automatic_events(self, state: State) -> list[dict[str, Any]]:
         """None: The Chosen has no automation option."""
         return []
+
+
+def _together(names: list[str]) -> Message:
+    """Team members in a sentence: "Ann and Cid", "Ann, Bo and Cid" (ids the catalogue translates)."""
+    if len(names) == 2:
+        return Message("%(first)s and %(second)s", first=names[0], second=names[1])
+    return Message("%(others)s and %(last)s", others=names[:-1], last=names[-1])
 
 
 def _turned(faces: tuple[str | None, ...]) -> tuple[str, ...]:

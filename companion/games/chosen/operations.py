@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 from companion.cards import InvalidCardError
 from companion.games.base import IllegalEvent
 from companion.games.chosen.pieces import CHOSEN, normalise, role
+from companion.messages import Message
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class Chip:
     @classmethod
     def parse(cls, event: Mapping[str, Any]) -> Chip:
         if "onto" not in event:
-            raise IllegalEvent("chip needs 'onto': the player whose area receives it")
+            raise IllegalEvent(Message("chip needs 'onto': the player whose area receives it"))
         return cls(event["onto"], event.get("card"))
 
 
@@ -42,7 +43,8 @@ class Send:
     def parse(cls, event: Mapping[str, Any]) -> Send:
         card = card_code(event.get("card"), "chosen card")
         if role(card) != CHOSEN:
-            raise IllegalEvent(f"{card} is {role(card)}, not a chosen (J, Q or joker)")
+            raise IllegalEvent(Message('%(card)s is %(role)s, not a chosen (J, Q or joker)', card=card,
+                                       role=Message("medicine") if role(card) == "medicine" else Message("radiation")))
         return cls(card, event.get("medicine", []), event.get("discard", []))
 
 
@@ -57,7 +59,7 @@ class Play:
     def parse(cls, event: Mapping[str, Any]) -> Play:
         card = card_code(event.get("card"))
         if role(card) == CHOSEN:
-            raise IllegalEvent(f"{card} is a chosen: only medicine or radiation can be played onto a chosen")
+            raise IllegalEvent(Message('%(card)s is a chosen: only medicine or radiation can be played onto a chosen', card=card))
         return cls(card, event.get("chosen"))
 
 
@@ -105,4 +107,4 @@ def card_code(value: object, what: str = "card") -> str:
     try:
         return normalise(value)
     except InvalidCardError as error:
-        raise IllegalEvent(f"bad {what}: {error}") from None
+        raise IllegalEvent(Message('bad %(what)s: %(error)s', what=what, error=error)) from None

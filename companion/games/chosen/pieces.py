@@ -5,6 +5,7 @@ from collections import Counter
 from functools import lru_cache
 
 from companion.cards import STANDARD_CARDS, Card, InvalidCardError, Kind
+from companion.messages import Message
 
 MEDICINE = "medicine"
 RADIATION = "radiation"
@@ -21,9 +22,9 @@ def role(code: str) -> str:
     if card.is_joker:
         return CHOSEN
     if card.kind is not Kind.STANDARD:
-        raise InvalidCardError(f"{code!r} is not a card of The Chosen (a face-down card has no role until it is turned)")
+        raise InvalidCardError(Message('%(code)s is not a card of The Chosen (a face-down card has no role until it is turned)', code=repr(code)))
     if card.rank == 13:
-        raise InvalidCardError(f"{card.code} is a King: Kings are taken out of the deck in The Chosen")
+        raise InvalidCardError(Message('%(code)s is a King: Kings are taken out of the deck in The Chosen', code=card.code))
     if card.standard[0] >= 11:
         return CHOSEN
     return MEDICINE if card.is_red else RADIATION
@@ -42,7 +43,7 @@ def table_role(code: str) -> str:
 def normalise(code: object) -> str:
     """The canonical code of a card of this game; InvalidCardError for anything else."""
     if not isinstance(code, str):
-        raise InvalidCardError(f"a card code must be text, got {code!r}")
+        raise InvalidCardError(Message('a card code must be text, got %(code)s', code=repr(code)))
     return _normalise(code)
 
 

@@ -5,6 +5,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
 from companion.games.base import UnknownOption
+from companion.messages import Message, N_
 
 
 @dataclass(frozen=True)
@@ -29,14 +30,14 @@ class Options:
 
 # One line per option, shown beside it on the phone (the ruling it selects, from docs/chosen.md).
 OPTION_HELP: dict[str, str] = {
-    "second_deck": "auto (default): a second deck joins with more than 4 players; always or never",
-    "step_order": "free (default): steps 2-4 in any order (no chip on yourself after sending); strict: the printed order",
-    "sends_per_turn": "chosen a player may send in one turn (default 1; any whole number)",
-    "must_carry_chip": "true (default): a sent chosen carries at least one chip; false: it may carry none",
-    "move_sent_this_turn": "true (default): a chosen sent this turn moves at this turn's end too; false: it waits",
-    "other_chosen_limit": "per_chosen (default): one card per turn on each other player's chosen; per_player: per other player",
-    "scored_chips": "kept (default): chips brought home stay with the player as their score; discard: to the discard pile",
-    "target_chips": "chips a player (or each team member) brings home to win (default 4; any whole number)",
+    "second_deck": N_("auto (default): a second deck joins with more than 4 players; always or never"),
+    "step_order": N_("free (default): steps 2-4 in any order (no chip on yourself after sending); strict: the printed order"),
+    "sends_per_turn": N_("chosen a player may send in one turn (default 1; any whole number)"),
+    "must_carry_chip": N_("true (default): a sent chosen carries at least one chip; false: it may carry none"),
+    "move_sent_this_turn": N_("true (default): a chosen sent this turn moves at this turn's end too; false: it waits"),
+    "other_chosen_limit": N_("per_chosen (default): one card per turn on each other player's chosen; per_player: per other player"),
+    "scored_chips": N_("kept (default): chips brought home stay with the player as their score; discard: to the discard pile"),
+    "target_chips": N_("chips a player (or each team member) brings home to win (default 4; any whole number)"),
 }
 
 CHOICES: dict[str, tuple[Any, ...]] = {
@@ -55,12 +56,14 @@ def parse_options(raw: Mapping[str, Any] | None) -> Options:
     known = {f.name for f in fields(Options)}
     for name, value in raw.items():
         if name not in known:
-            raise UnknownOption(f"unknown option {name!r} for The Chosen: options are {', '.join(sorted(known))}")
+            raise UnknownOption(Message('unknown option %(name)s for The Chosen: options are %(known)s', name=repr(name), known=list(sorted(known))))
         if name in CHOICES:
             if value not in CHOICES[name] or type(value) is not type(CHOICES[name][0]):
-                raise UnknownOption(f"option {name} must be one of {', '.join(map(repr, CHOICES[name]))}, got {value!r}")
+                raise UnknownOption(Message("option %(name)s must be one of %(map)s, got %(value)s",
+                                            name=name, map=list(map(repr, CHOICES[name])), value=repr(value)))
         elif isinstance(value, bool) or not isinstance(value, int) or value < WHOLE_NUMBERS[name]:
-            raise UnknownOption(f"option {name} must be a whole number of at least {WHOLE_NUMBERS[name]}, got {value!r}")
+            raise UnknownOption(Message("option %(name)s must be a whole number of at least %(whole_numbers)s, got %(value)s",
+                                        name=name, whole_numbers=WHOLE_NUMBERS[name], value=repr(value)))
     return Options(**raw)
 
 
@@ -70,31 +73,31 @@ def options_dict(options: Options) -> dict[str, Any]:
 
 # The referee's rulings where the seed is silent or loose: (id, what the companion does, option or None).
 RULINGS: tuple[tuple[str, str, str | None], ...] = (
-    ("hidden-faces", "The companion never reveals a face-down card's identity to players before the vault; "
-                     "the referee view may remember it to check the verdict.", None),
-    ("second-deck", "With more than 4 players a second deck's 50 cards join (same proportions).", "second_deck"),
-    ("automatic-draw", "Each turn starts by drawing up to players + 1 cards, the first turn included; "
-                       "the initial deal is players cards each.", None),
-    ("step-order", "Steps 2-4 (put a chip, send a chosen, play cards onto chosen) may come in any order; "
-                   "only a chip on yourself after sending is forbidden.", "step_order"),
-    ("one-chip", "At most one chip per turn, onto one player's area (yours included).", None),
-    ("one-send", "At most one chosen is sent per turn.", "sends_per_turn"),
-    ("carry-one", "A sent chosen must carry at least one chip.", "must_carry_chip"),
-    ("send-stack", "Only medicine may be stacked on a chosen when it is sent; any number of them.", None),
-    ("carried-fixed", "Carried chips cannot be added, removed or looked at until the vault.", None),
-    ("other-limit", "At most one card per turn on each other player's chosen (counted per chosen); "
-                    "any number on your own.", "other_chosen_limit"),
-    ("number-cards-only", "Only medicine and radiation can be played onto a chosen; they cancel one for one "
-                          "into the discard pile.", None),
-    ("move-new", "A chosen sent this turn also moves one zone at the end of the turn.", "move_sent_this_turn"),
-    ("shot-unturned", "A chosen shot for carrying radiation is discarded with its chips unturned.", None),
-    ("score-chips", "A chosen that passes scores one point per carried chip, radiated ones included; "
-                    "the scored chips stay with the player, the chosen and medicine go to the discard pile.",
+    ("hidden-faces", N_("The companion never reveals a face-down card's identity to players before the vault; "
+                     "the referee view may remember it to check the verdict."), None),
+    ("second-deck", N_("With more than 4 players a second deck's 50 cards join (same proportions)."), "second_deck"),
+    ("automatic-draw", N_("Each turn starts by drawing up to players + 1 cards, the first turn included; "
+                       "the initial deal is players cards each."), None),
+    ("step-order", N_("Steps 2-4 (put a chip, send a chosen, play cards onto chosen) may come in any order; "
+                   "only a chip on yourself after sending is forbidden."), "step_order"),
+    ("one-chip", N_("At most one chip per turn, onto one player's area (yours included)."), None),
+    ("one-send", N_("At most one chosen is sent per turn."), "sends_per_turn"),
+    ("carry-one", N_("A sent chosen must carry at least one chip."), "must_carry_chip"),
+    ("send-stack", N_("Only medicine may be stacked on a chosen when it is sent; any number of them."), None),
+    ("carried-fixed", N_("Carried chips cannot be added, removed or looked at until the vault."), None),
+    ("other-limit", N_("At most one card per turn on each other player's chosen (counted per chosen); "
+                    "any number on your own."), "other_chosen_limit"),
+    ("number-cards-only", N_("Only medicine and radiation can be played onto a chosen; they cancel one for one "
+                          "into the discard pile."), None),
+    ("move-new", N_("A chosen sent this turn also moves one zone at the end of the turn."), "move_sent_this_turn"),
+    ("shot-unturned", N_("A chosen shot for carrying radiation is discarded with its chips unturned."), None),
+    ("score-chips", N_("A chosen that passes scores one point per carried chip, radiated ones included; "
+                    "the scored chips stay with the player, the chosen and medicine go to the discard pile."),
      "scored_chips"),
-    ("win-immediately", "The game ends at the verdict that brings a player (team) to the target.", "target_chips"),
-    ("empty-piles", "An empty draw pile is refilled from the shuffled discard pile; when both are empty the "
-                    "player draws what there is.", None),
-    ("hand-correction", "A referee hand-size correction moves cards between the top of the draw pile and the hand.", None),
+    ("win-immediately", N_("The game ends at the verdict that brings a player (team) to the target."), "target_chips"),
+    ("empty-piles", N_("An empty draw pile is refilled from the shuffled discard pile; when both are empty the "
+                    "player draws what there is."), None),
+    ("hand-correction", N_("A referee hand-size correction moves cards between the top of the draw pile and the hand."), None),
 )
 
 

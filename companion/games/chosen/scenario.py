@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from companion.games.base import InvalidSetup
 from companion.games.chosen.engine import ENGINE, State
 from companion.games.scenario import compare_partial, load_scenario, replay_events
+from companion.messages import Message, english, from_json
 
 
 @dataclass
@@ -33,7 +34,7 @@ class ScenarioResult:
 def load(path: str | pathlib.Path) -> dict[str, Any]:
     data = load_scenario(path)
     if not isinstance(data, Mapping) or "setup" not in data or not isinstance(data.get("events", []), list):
-        raise InvalidSetup(f"{path}: a scenario needs 'setup' and a list of 'events'")
+        raise InvalidSetup(Message("%(path)s: a scenario needs 'setup' and a list of 'events'", path=path))
     return dict(data)
 
 
@@ -55,6 +56,6 @@ def run(scenario: Mapping[str, Any]) -> ScenarioResult:
     view = ENGINE.view(result.state)
     compare_partial(expect, view, "view", result.failures)
     for line in log_contains:
-        if not any(line in entry for entry in view["log"]):
+        if not any(line in english(from_json(entry)) for entry in view["log"]):   # the log's lines in English
             result.failures.append(f"log has no line containing {line!r}")
     return result

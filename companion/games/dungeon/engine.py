@@ -32,6 +32,7 @@ from companion.games.dungeon.phases.traps import _play_trap, _trap_call, _trap_c
 from companion.games.dungeon.phases.verdict import _resolve
 from companion.games.dungeon.view import battlefield as _battlefield
 from companion.games.dungeon.view import view as _view
+from companion.messages import Message
 
 PHASES = ("guilds", "redeal_four", "reveal", "friend", "prize", "fight", "trap", "over")
 
@@ -58,15 +59,15 @@ class DungeonEngine:
 
     def new_game(self, setup: Mapping[str, Any]) -> DungeonState:
         if not isinstance(setup, Mapping):
-            raise InvalidSetup("the setup must be a mapping with 'players'")
+            raise InvalidSetup(Message("the setup must be a mapping with 'players'"))
         names = _player_names(setup.get("players"))
         options = parse_options(setup.get("options"))
         n, size = len(names), options.hand_size
         if n * size >= len(PLAY_DECK):
-            raise InvalidSetup(f"{n} hands of {size} leave no dungeon")
+            raise InvalidSetup(Message('%(n)s hands of %(size)s leave no dungeon', n=n, size=size))
         seed = setup.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise InvalidSetup(f"seed must be a whole number or null, got {seed!r}")
+            raise InvalidSetup(Message('seed must be a whole number or null, got %(seed)s', seed=repr(seed)))
         hands, dungeon = _deal(setup.get("deal"), seed, n, size)
         placed = [c for hand in (hands or []) for c in hand] + list(dungeon or [])
         unseen = set(PLAY_DECK) - set(placed)
@@ -77,21 +78,21 @@ class DungeonEngine:
             "players": players, "dungeon": list(dungeon) if dungeon is not None else None,
             "dungeon_count": len(PLAY_DECK) - n * size, "unseen": unseen, "marker": None, "encounter": None,
             "exile": [], "encounters": 0, "guild_round": {"redealt": []}, "result": None, "log": (), "history": (), "new_history": [],
-            "new_log": [f"New game for {', '.join(names)}: {size} cards each, {len(PLAY_DECK) - n * size} in the "
-                        "dungeon. Each player joins the guild of the suit they hold most of."],
+            "new_log": [Message("New game for %(players)s: %(size)s cards each, %(left)s in the dungeon. Each player joins "
+                                "the guild of the suit they hold most of.", players=list(names), size=size, left=len(PLAY_DECK) - n * size)],
         }
         return DungeonState.frozen(work)
 
     def apply(self, state: DungeonState, event: Mapping[str, Any]) -> DungeonState:
         kind = event_type(event, EVENT_TYPES)
         if state.phase == "over":
-            raise IllegalEvent("the game is over")
+            raise IllegalEvent(Message("the game is over"))
         operation = parse_operation(kind, event, PARSERS)
         game = _Game(state)
         try:
             _HANDLERS[kind](game, operation)
         except InvalidCardError as error:  # a card code in the event the card model cannot read
-            raise IllegalEvent(f"bad {event.get('type')} event: {error}") from None
+            raise IllegalEvent(Message('bad %(get)s event: %(error)s', get=event.get('type'), error=error)) from None
         # Anything else a handler raises (KeyError, TypeError, ...) is a bug of the engine, not a
         # refusal: it reaches the caller as itself. Every field an event brings is checked where it
         # is read (``_Game.card``, ``_Game.player``, ``_named_list``), which refuses bad input.
@@ -137,25 +138,25 @@ class DungeonEngine:
 
 def _player_names(raw: Any) -> list[str]:
     if not isinstance(raw, (list, tuple)) or not 2 <= len(raw) <= 4:
-        raise InvalidSetup("Guilds and Dungeon needs 'players': a list of 2 to 4 players")
+        raise InvalidSetup(Message("Guilds and Dungeon needs 'players': a list of 2 to 4 players"))
     names = []
     for index, entry in enumerate(raw):
         name = entry.get("name") if isinstance(entry, Mapping) else entry
         if not isinstance(name, str) or not name.strip():
-            raise InvalidSetup(f"player {index} needs a name")
+            raise InvalidSetup(Message('player %(index)s needs a name', index=index))
         names.append(name.strip())
     if len(set(names)) != len(names):
-        raise InvalidSetup("player names must differ")
+        raise InvalidSetup(Message("player names must differ"))
     return names
 
 
 def _cards(raw: Any, what: str) -> list[str]:
     if not isinstance(raw, (list, tuple)):
-        raise InvalidSetup(f"{what} must be a list of card codes")
+        raise InvalidSetup(Message('%(what)s must be a list of card codes', what=what))
     try:
         return [rules.normalise(c) for c in raw]
     except InvalidCardError as error:
-        raise InvalidSetup(f"{what}: {error}") from None
+        raise InvalidSetup(Message('%(what)s: %(error)s', what=what, error=error)) from None
 
 
 def _deal(deal: Any, seed: int | None, n: int, size: int) -> tuple[list[list[str]] | None, list[str] | None]:
@@ -170,25 +171,26 @@ def _deal(deal: Any, seed: int | None, n: int, size: int) -> tuple[list[list[str
         seeded = [[deck[k * n + i] for k in range(size)] for i in range(n)]
         return seeded, deck[n * size:]
     if not isinstance(deal, Mapping):
-        raise InvalidSetup("deal must be a mapping with 'hands' and/or 'dungeon'")
+        raise InvalidSetup(Message("deal must be a mapping with 'hands' and/or 'dungeon'"))
     hands: list[list[str]] | None = None
     dungeon: list[str] | None = None
     if deal.get("hands") is not None:
         raw = deal["hands"]
         if not isinstance(raw, (list, tuple)) or len(raw) != n:
-            raise InvalidSetup(f"deal.hands must list one hand per player ({n})")
+            raise InvalidSetup(Message('deal.hands must list one hand per player (%(n)s)', n=n))
         hands = [_cards(h, f"deal.hands[{i}]") for i, h in enumerate(raw)]
         for i, hand in enumerate(hands):
             if len(hand) > size:  # fewer: the cards known to be in that hand
-                raise InvalidSetup(f"deal.hands[{i}] has {len(hand)} cards, more than the {size} dealt")
+                raise InvalidSetup(Message('deal.hands[%(i)s] has %(count)s cards, more than the %(size)s dealt', i=i, count=len(hand), size=size))
     if deal.get("dungeon") is not None:
         dungeon = _cards(deal["dungeon"], "deal.dungeon")
         if len(dungeon) > dungeon_size:  # fewer: the known top of the dungeon
-            raise InvalidSetup(f"deal.dungeon has {len(dungeon)} cards, more than the {dungeon_size} in the dungeon")
+            raise InvalidSetup(Message("deal.dungeon has %(count)s cards, more than the %(dungeon_size)s in the dungeon",
+                                       count=len(dungeon), dungeon_size=dungeon_size))
     placed = [c for hand in (hands or []) for c in hand] + (dungeon or [])
     repeated = [c for c, k in Counter(placed).items() if k > 1]
     if repeated:
-        raise InvalidSetup(f"deal names {', '.join(repeated)} more than once")
+        raise InvalidSetup(Message('deal names %(repeated)s more than once', repeated=list(repeated)))
     if hands is not None and dungeon is None and seed is not None and all(len(h) == size for h in hands):
         rest = [c for c in PLAY_DECK if c not in set(placed)]
         random.Random(seed).shuffle(rest)

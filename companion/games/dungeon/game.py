@@ -11,8 +11,10 @@ from companion.games.base import IllegalEvent
 from companion.games.dungeon import rules
 from companion.games.dungeon.operations import MISSING
 from companion.games.dungeon.queries import enemy_power
-from companion.games.dungeon.rules import (MERCENARY, SCROLL, Options, kind, power, pretty, suit)
+from companion.games.dungeon.rules import (MERCENARY, SCROLL, Options, kind, power, suit)
+from companion.games.dungeon.rules import card_name
 from companion.games.dungeon.state import DungeonState
+from companion.messages import Message, N_
 
 
 def _is_low(code: str) -> bool:
@@ -42,7 +44,7 @@ class _Game:
         enc: dict[str, Any] = self.work["encounter"]
         return enc
 
-    def say(self, text: str) -> None:
+    def say(self, text: Message) -> None:
         self.work["new_log"].append(text)
 
     def record(self, **fields: Any) -> None:
@@ -59,20 +61,21 @@ class _Game:
     def player(self, value: object, key: str = "player") -> int:
         """The seat ``value`` (a seat number or a name, as the event sent it under ``key``) names."""
         if value is MISSING:
-            raise IllegalEvent(f"the event needs {key!r} (a seat number 0-{len(self.players) - 1} or a name)")
+            raise IllegalEvent(Message('the event needs %(key)s (a seat number 0-%(number)s or a name)', key=repr(key), number=len(self.players) - 1))
         if isinstance(value, str):
             for index, player in enumerate(self.players):
                 if player["name"] == value:
                     return index
-            raise IllegalEvent(f"no player named {value!r}")
+            raise IllegalEvent(Message('no player named %(value)s', value=repr(value)))
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(self.players):
-            raise IllegalEvent(f"{key} must be a seat number 0-{len(self.players) - 1} or a name, got {value!r}")
+            raise IllegalEvent(Message("%(key)s must be a seat number 0-%(number)s or a name, got %(value)s",
+                                       key=key, number=len(self.players) - 1, value=repr(value)))
         return value
 
     def active_player(self, value: object, key: str = "player") -> int:
         p = self.player(value, key)
         if self.players[p]["out"]:
-            raise IllegalEvent(f"{self.name(p)} is out of the game")
+            raise IllegalEvent(Message('%(player)s is out of the game', player=self.name(p)))
         return p
 
     def active(self) -> list[int]:
@@ -105,21 +108,22 @@ class _Game:
     def hand_fully_known(self, p: int) -> bool:
         return self.unknown_part(p) == 0 and self.facedown_count(p) == 0
 
-    def where(self, card: str) -> str:
+    def where(self, card: str) -> Message:
+        zones = (("known", N_("in %(player)s's hand")), ("rest", N_("in %(player)s's rest area")),
+                 ("treasures", N_("in %(player)s's warehouse")), ("trophies", N_("in %(player)s's trophies")))
         for player in self.players:
-            for zone, label in (("known", "hand"), ("rest", "rest area"), ("treasures", "warehouse"),
-                                ("trophies", "trophies")):
+            for zone, text in zones:
                 if card in player[zone]:
-                    return f"in {player['name']}'s {label}"
+                    return Message(text, player=player["name"])
         if card in self.work["exile"]:
-            return "in exile"
+            return Message("in exile")
         if card == self.work["marker"]:
-            return "the doubling marker"
+            return Message("the doubling marker, beside the dungeon")
         if self.work["dungeon"] is not None and card in self.work["dungeon"]:
-            return "in the dungeon"
+            return Message("in the dungeon")
         if card in self.battlefield_cards():
-            return "on the battlefield"
-        return "somewhere else"
+            return Message("on the battlefield")
+        return Message("somewhere else")
 
     def battlefield_cards(self) -> list[str]:
         enc = self.enc
@@ -141,7 +145,7 @@ class _Game:
     def card(self, value: object, key: str = "card") -> str:
         """The card ``value`` (as the event sent it under ``key``) names."""
         if value is None:
-            raise IllegalEvent(f"the event needs {key!r} naming a card (e.g. '9S')")
+            raise IllegalEvent(Message("the event needs %(key)s naming a card (e.g. '9S')", key=repr(key)))
         try:
             return rules.normalise(value)
         except InvalidCardError as error:
@@ -150,13 +154,14 @@ class _Game:
     def take_from_hand(self, p: int, card: str) -> None:
         player = self.players[p]
         if player["hand_count"] < 1:
-            raise IllegalEvent(f"{player['name']} has no card in hand")
+            raise IllegalEvent(Message('%(name)s has no card in hand', name=player['name']))
         if card in player["known"]:
             player["known"].remove(card)
         elif card in self.work["unseen"] and self.unknown_part(p) >= 1:
             self.work["unseen"].remove(card)
         else:
-            raise IllegalEvent(f"{pretty(card)} cannot be in {player['name']}'s hand: it is {self.where(card)}")
+            raise IllegalEvent(Message("%(card)s cannot be in %(name)s's hand: it is %(where)s",
+                                       card=card_name(card), name=player['name'], where=self.where(card)))
         player["hand_count"] -= 1
 
     def identify_facedown(self, p: int, card: str) -> None:
@@ -167,11 +172,12 @@ class _Game:
         elif card in self.work["unseen"] and self.unknown_part(p) >= 1:
             self.work["unseen"].remove(card)
         else:
-            raise IllegalEvent(f"{pretty(card)} cannot be {player['name']}'s face-down card: it is {self.where(card)}")
+            raise IllegalEvent(Message("%(card)s cannot be %(name)s's face-down card: it is %(where)s",
+                                       card=card_name(card), name=player['name'], where=self.where(card)))
 
     def put_facedown(self, p: int) -> None:
         if self.players[p]["hand_count"] < 1:
-            raise IllegalEvent(f"{self.name(p)} has no card in hand")
+            raise IllegalEvent(Message('%(player)s has no card in hand', player=self.name(p)))
         self.players[p]["hand_count"] -= 1
 
     def to_hand(self, p: int, card: str) -> None:
@@ -199,22 +205,23 @@ class _Game:
 
     def draw(self, p: int, n: int, named: Any) -> list[str]:
         if self.work["dungeon_count"] < n:
-            raise IllegalEvent(f"the dungeon has only {self.work['dungeon_count']} cards")
+            raise IllegalEvent(Message('the dungeon has only %(dungeon_count)s cards', dungeon_count=self.work['dungeon_count']))
         names = None
         if named is not None:
             if not isinstance(named, list) or len(named) != n:
-                raise IllegalEvent(f"'drawn' must list the {n} cards drawn")
+                raise IllegalEvent(Message("'drawn' must list the %(n)s cards drawn", n=n))
             names = [self.card(c, "c") for c in named]
         # The known top cards come first; below them the dungeon's order is unknown.
         top = (self.work["dungeon"] or [])[:n]
         if names is not None and names[:len(top)] != top:
-            raise IllegalEvent(f"the dungeon's top cards are {', '.join(top)}, not {', '.join(names[:len(top)])}")
+            raise IllegalEvent(Message("the dungeon's top cards are %(top)s, not %(player)s", top=list(top), player=list(names[:len(top)])))
         if self.work["dungeon"]:
             del self.work["dungeon"][:len(top)]
         drawn = list(top)
         for card in (names or [])[len(top):]:
             if card not in self.work["unseen"]:
-                raise IllegalEvent(f"{pretty(card)} cannot be drawn from the dungeon: it is {self.where(card)}")
+                raise IllegalEvent(Message("%(card)s cannot be drawn from the dungeon: it is %(where)s",
+                                           card=card_name(card), where=self.where(card)))
             self.work["unseen"].remove(card)
             drawn.append(card)
         self.players[p]["known"].extend(drawn)
@@ -225,16 +232,16 @@ class _Game:
     def take_top(self, named: object) -> str:
         """The dungeon's top card, which the event may name (``named``: its ``card`` as sent)."""
         if self.work["dungeon_count"] == 0:
-            raise IllegalEvent("the dungeon is empty")
+            raise IllegalEvent(Message("the dungeon is empty"))
         if self.work["dungeon"]:
             top = self.work["dungeon"][0]
             if named is not None and self.card(named) != top:
-                raise IllegalEvent(f"the dungeon's top card is {pretty(top)}, not {pretty(self.card(named))}")
+                raise IllegalEvent(Message("the dungeon's top card is %(top)s, not %(card)s", top=card_name(top), card=card_name(self.card(named))))
             self.work["dungeon"].pop(0)
         else:
             top = self.card(named)
             if top not in self.work["unseen"]:
-                raise IllegalEvent(f"{pretty(top)} cannot come from the dungeon: it is {self.where(top)}")
+                raise IllegalEvent(Message('%(top)s cannot come from the dungeon: it is %(where)s', top=card_name(top), where=self.where(top)))
             self.work["unseen"].remove(top)
         self.work["dungeon_count"] -= 1
         return str(top)
@@ -242,15 +249,16 @@ class _Game:
 
 def _need_phase(g: _Game, *phases: str) -> None:
     if g.work["phase"] not in phases:
-        raise IllegalEvent(f"not allowed now: the game is in the {g.work['phase']!r} phase (expected {' or '.join(phases)})")
+        raise IllegalEvent(Message("not allowed now: the game is in the %(phase)s phase (expected %(phases)s)",
+                                   phase=repr(g.work['phase']), phases=list(phases)))
 
 
 def _no_hand_trap(g: _Game) -> None:
     if g.enc.get("hand_trap"):
-        raise IllegalEvent("a trap played from hand must be resolved first (trap_card, trap_call, trap_reveal)")
+        raise IllegalEvent(Message("a trap played from hand must be resolved first (trap_card, trap_call, trap_reveal)"))
 
 
-def _enemy_power(g: _Game) -> tuple[int, str]:
+def _enemy_power(g: _Game) -> tuple[int, Message]:
     return enemy_power(g.enc, g.options.friend_multiplied, [p["name"] for p in g.players])
 
 
@@ -262,12 +270,12 @@ def _has_black(g: _Game, p: int) -> bool:
     return g.players[p]["guild"] == "S" and any(kind(c) == MERCENARY and suit(c) == "S" for c in _committed(g, p))
 
 
-def _award_prize(g: _Game, p: int, card: str) -> str:
+def _award_prize(g: _Game, p: int, card: str) -> Message:
     if kind(card) == SCROLL:
         g.to_hand(p, card)
-        return f"{pretty(card)} goes to {g.name(p)}'s hand"
+        return Message("%(card)s goes to %(player)s's hand", card=card_name(card), player=g.name(p))
     g.players[p]["treasures"].append(card)
-    return f"{pretty(card)} goes to {g.name(p)}'s warehouse"
+    return Message("%(card)s goes to %(player)s's warehouse", card=card_name(card), player=g.name(p))
 
 
 def _end_encounter(g: _Game) -> None:
@@ -279,26 +287,27 @@ def _end_encounter(g: _Game) -> None:
         if len(rest) > size:
             oldest = rest.pop(0)
             g.to_hand(c["player"], oldest)
-            g.say(f"{g.name(c['player'])}'s rest area is full: the oldest, {pretty(oldest)}, goes back to hand.")
+            g.say(Message("%(player)s's rest area is full: the oldest, %(oldest)s, goes back to hand.",
+                          player=g.name(c['player']), oldest=card_name(oldest)))
     revealer = enc["revealer"]
     g.work["encounter"] = None
     g.work["encounters"] += 1
     for q in g.clockwise_from(revealer):
         high = [c for c in g.players[q]["trophies"] if power(c) >= g.options.trophy_min_level]
         if len(high) >= g.options.trophies_to_win:
-            _game_over(g, [q], "trophies", f"{g.name(q)} has {len(high)} trophies of level "
-                                           f"{g.options.trophy_min_level} or more and wins.")
+            _game_over(g, [q], "trophies", Message("%(player)s has %(count)s trophies of level %(level)s or more and wins.",
+                                                   player=g.name(q), count=len(high), level=g.options.trophy_min_level))
             return
     going = [q for q in g.active() if g.players[q]["hand_count"] <= g.options.out_at_hand_size]
     for q in going:
         g.players[q]["out"] = True
-        g.say(f"{g.name(q)} has {g.players[q]['hand_count']} cards in hand and is out.")
+        g.say(Message('%(player)s has %(hand_count)s cards in hand and is out.', player=g.name(q), hand_count=g.players[q]['hand_count']))
     left = g.active()
     if len(left) == 1:
-        _game_over(g, left, "last_player", f"{g.name(left[0])} is the last player left and wins.")
+        _game_over(g, left, "last_player", Message("%(player)s is the last player left and wins.", player=g.name(left[0])))
         return
     if not left:
-        _game_over(g, [], "all_out", f"{', '.join(g.name(q) for q in going)} go out together: a draw.")
+        _game_over(g, [], "all_out", Message("%(players)s go out together: a draw.", players=[g.name(q) for q in going]))
         return
     if g.work["dungeon_count"] == 0:
         most = max(len(g.players[q]["treasures"]) for q in left)
@@ -307,16 +316,17 @@ def _end_encounter(g: _Game) -> None:
             hand = max(g.players[q]["hand_count"] for q in best)
             best = [q for q in best if g.players[q]["hand_count"] == hand]
         if len(best) == 1:
-            _game_over(g, best, "dungeon_empty", f"The dungeon is empty: {g.name(best[0])} wins with {most} treasures.")
+            _game_over(g, best, "dungeon_empty", Message("The dungeon is empty: %(player)s wins with %(count)s treasures.",
+                                                         player=g.name(best[0]), count=most))
         else:
-            _game_over(g, [], "dungeon_empty", f"The dungeon is empty: {', '.join(g.name(q) for q in best)} tie on "
-                                               f"{most} treasures and hand size: a draw.")
+            _game_over(g, [], "dungeon_empty", Message("The dungeon is empty: %(players)s tie on %(count)s treasures and hand size: a draw.",
+                                                       players=[g.name(q) for q in best], count=most))
         return
     g.work["turn"] = g.next_active(revealer)
     g.work["phase"] = "reveal"
 
 
-def _game_over(g: _Game, winners: list[int], reason: str, text: str) -> None:
+def _game_over(g: _Game, winners: list[int], reason: str, text: Message) -> None:
     g.work["phase"] = "over"
     g.work["result"] = {"winners": winners, "reason": reason, "text": text}
     g.say(text)

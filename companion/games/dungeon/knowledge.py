@@ -11,6 +11,7 @@ from companion.games.dungeon.rules import (GUILD_CARDS, MERCENARY, PLAY_DECK, TR
                                            kind, level)
 from companion.games.dungeon.state import DungeonState
 from companion.games.dungeon.game import _Game
+from companion.messages import Message
 
 
 def _facedown_needs(g: _Game, p: int) -> list[Any]:
@@ -41,7 +42,7 @@ def _check_facedown_cards(g: _Game) -> None:
         capacity = g.unknown_part(p)
         unseen = sorted(g.work["unseen"]) if capacity > 0 else []
         if not _identities_fit(needs, g.players[p]["known"], unseen, capacity):
-            raise IllegalEvent(f"this would leave {g.name(p)}'s face-down card with no possible identity")
+            raise IllegalEvent(Message("this would leave %(player)s's face-down card with no possible identity", player=g.name(p)))
 
 
 def _identities_fit(needs: list[Any], known: list[str], unseen: list[str], capacity: int) -> bool:

@@ -3,26 +3,39 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from companion.games.dungeon.rules import MERCENARY, power, pretty
+from companion.games.dungeon.rules import MERCENARY, power
+from companion.messages import CardName, Message
 
 
-def enemy_power(enc: Mapping[str, Any], friend_multiplied: bool, names: list[str]) -> tuple[int, str]:
+def enemy_power(enc: Mapping[str, Any], friend_multiplied: bool, names: list[str]) -> tuple[int, Message]:
     """The enemy side's power in a fight and how it is made up (for the table to read)."""
-    parts, total = [], 0
+    parts: list[Message] = []
+    total = 0
     if enc["kind"] == MERCENARY and not enc["primary_destroyed"]:
         strength = power(enc["card"]) * enc["multiplier"]
         total += strength
-        parts.append(f"{pretty(enc['card'])} {power(enc['card'])}" +
-                     (f" × {enc['multiplier']} by the {pretty(enc['multiplied_by'])} marker" if enc["multiplied_by"] else ""))
+        if enc["multiplied_by"]:
+            parts.append(Message("%(card)s %(level)s × %(multiplier)s by the %(marker)s marker", card=CardName(enc["card"]),
+                                 level=power(enc["card"]), multiplier=enc["multiplier"], marker=CardName(enc["multiplied_by"])))
+        else:
+            parts.append(Message("%(card)s %(level)s", card=CardName(enc["card"]), level=power(enc["card"])))
     for friend in enc["friends"]:
         factor = enc["multiplier"] if friend_multiplied else 1
         total += power(friend) * factor
-        parts.append(f"friend {pretty(friend)} {power(friend)}" + (f" × {factor}" if factor > 1 else ""))
+        if factor > 1:
+            parts.append(Message("friend %(card)s %(level)s × %(multiplier)s", card=CardName(friend), level=power(friend), multiplier=factor))
+        else:
+            parts.append(Message("friend %(card)s %(level)s", card=CardName(friend), level=power(friend)))
     for c in enc["commits"]:
         if c["side"] == "enemy":
             total += power(c["card"])
-            parts.append(f"{names[c['player']]}'s switched {pretty(c['card'])} {power(c['card'])}")
-    return total, " + ".join(parts) if parts else "no enemy left"
+            parts.append(Message("%(player)s's switched %(card)s %(level)s", player=names[c["player"]], card=CardName(c["card"]),
+                                 level=power(c["card"])))
+    if not parts:
+        return total, Message("no enemy left")
+    if len(parts) == 1:
+        return total, parts[0]
+    return total, Message(" + ".join(f"%(part{i})s" for i in range(len(parts))), **{f"part{i}": part for i, part in enumerate(parts)})
 
 
 def still_to_commit(phase: str, enc: Mapping[str, Any], out: Sequence[bool]) -> list[int]:

@@ -17,6 +17,7 @@ from companion.games.base import IllegalEvent, InvalidSetup
 from companion.games.dungeon.engine import ENGINE
 from companion.games.dungeon.state import DungeonState
 from companion.games.scenario import compare_partial, load_scenario, replay_events
+from companion.messages import Message, english, from_json
 
 SETUP_KEYS = ("players", "options", "seed", "deal")
 
@@ -36,9 +37,9 @@ class ScenarioResult:
 def load(path: str | pathlib.Path) -> dict[str, Any]:
     data = load_scenario(path)
     if not isinstance(data, Mapping) or not isinstance(data.get("events", []), list):
-        raise InvalidSetup(f"{path}: a scenario is an object with 'players' and a list of 'events'")
+        raise InvalidSetup(Message("%(path)s: a scenario is an object with 'players' and a list of 'events'", path=path))
     if "setup" not in data and "players" not in data:
-        raise InvalidSetup(f"{path}: a scenario needs 'players' (or a 'setup' holding them)")
+        raise InvalidSetup(Message("%(path)s: a scenario needs 'players' (or a 'setup' holding them)", path=path))
     return dict(data)
 
 
@@ -72,7 +73,7 @@ def run(scenario: Mapping[str, Any]) -> ScenarioResult:
             raise IllegalEvent(error)
     view = ENGINE.referee_view(result.state)
     compare_partial(expect, view, "view", result.failures)
-    log = "\n".join(view["log"])
+    log = "\n".join(english(from_json(entry)) for entry in view["log"])   # the log's lines in English
     for text in log_contains:
         if text not in log:
             result.failures.append(f"the log does not contain {text!r}")

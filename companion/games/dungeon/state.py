@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Iterable, Iterator
 
+from companion.messages import Message
+
 
 class FrozenMap(Mapping[str, Any]):
     """A hashable, immutable mapping (the frozen form of a dict inside the state)."""
@@ -142,7 +144,7 @@ class DungeonState:
     guild_round: FrozenMap      # guild choice bookkeeping (who redealt the 4 cards)
     result: FrozenMap | None
     history: tuple[FrozenMap, ...]    # one FrozenMap per finished encounter: what was revealed and the verdict
-    log: tuple[str, ...]
+    log: tuple[Message, ...]
 
     def thawed(self) -> dict[str, Any]:
         work = {f.name: getattr(self, f.name) for f in fields(self)}

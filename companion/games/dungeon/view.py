@@ -5,7 +5,8 @@ from typing import Any
 
 from companion.games.dungeon import rules
 from companion.games.dungeon.queries import enemy_power, still_to_commit
-from companion.games.dungeon.rules import GUILD_NAMES, MERCENARY, kind, level, pretty
+from companion.games.dungeon.rules import GUILD_NAMES, MERCENARY, kind, level
+from companion.messages import CardName, Message, jsonable
 from companion.games.dungeon.state import DungeonState, thaw
 
 
@@ -14,7 +15,8 @@ def _marker(state: DungeonState) -> dict[str, Any] | None:
         return None
     factor = level(state.marker)
     return {"card": state.marker, "level": factor, "multiplier": factor,
-            "text": f"The {pretty(state.marker)} marker waits: the next enemy's level is multiplied by {factor}."}
+            "text": Message("The %(card)s marker waits: the next enemy's level is multiplied by %(factor)s.",
+                            card=CardName(state.marker), factor=factor).to_json()}
 
 
 def battlefield(state: DungeonState) -> dict[str, Any] | None:
@@ -43,11 +45,11 @@ def battlefield(state: DungeonState) -> dict[str, Any] | None:
     if enc["kind"] == MERCENARY:
         power, text = enemy_power(enc, state.options["friend_multiplied"], names)
         card = enc["card"]
-        multiplier = {"value": enc["multiplier"], "marker": enc["multiplied_by"],
-                      "text": (f"the {pretty(card)} fights at {level(card) * enc['multiplier']}: it was multiplied by "
-                               f"the {pretty(enc['multiplied_by'])} marker") if enc["multiplied_by"]
-                      else f"the {pretty(card)} fights at its printed level {level(card)}"}
-        out.update({"enemy_power": power, "enemy_power_text": text, "multiplier": multiplier})
+        how = (Message("the %(card)s fights at %(power)s: it was multiplied by the %(marker)s marker", card=CardName(card),
+                       power=level(card) * enc["multiplier"], marker=CardName(enc["multiplied_by"])) if enc["multiplied_by"]
+               else Message("the %(card)s fights at its printed level %(level)s", card=CardName(card), level=level(card)))
+        multiplier = {"value": enc["multiplier"], "marker": enc["multiplied_by"], "text": how.to_json()}
+        out.update({"enemy_power": power, "enemy_power_text": text.to_json(), "multiplier": multiplier})
     return out
 
 
@@ -61,7 +63,7 @@ def view(state: DungeonState, referee: bool = False) -> dict[str, Any]:
         high = [c for c in p.trophies if level(c) >= trophy_level]
         players.append({
             "seat": index, "name": p.name, "guild": p.guild,
-            "guild_name": GUILD_NAMES.get(p.guild) if p.guild else None,
+            "guild_name": GUILD_NAMES[p.guild].to_json() if p.guild in GUILD_NAMES else None,
             "hand_count": p.hand_count, **({"hand_known": list(p.known)} if referee else {}),
             "rest_area": list(p.rest),
             "treasures": list(p.treasures), "trophies": list(p.trophies), "out": p.out,
@@ -87,9 +89,9 @@ def view(state: DungeonState, referee: bool = False) -> dict[str, Any]:
         "unseen_count": len(state.unseen),
         "result": None if state.result is None else {"winners": list(state.result["winners"]),
                                                      "winner_names": [state.players[i].name for i in state.result["winners"]],
-                                                     "reason": state.result["reason"], "text": state.result["text"]},
+                                                     "reason": state.result["reason"], "text": jsonable(state.result["text"])},
         "options": options,
         "rulings": rulings,
-        "history": [thaw(entry) for entry in state.history],
-        "log": list(state.log),
+        "history": [jsonable(thaw(entry)) for entry in state.history],
+        "log": [jsonable(line) for line in state.log],
     }

@@ -19,9 +19,10 @@ from companion.games.kingdoms.grid import (CELLS_IN_GRID, Cell, bounding_box, de
                                            fits, fixed_orientation)
 from companion.games.kingdoms.operations import (CANVAS, NOT_GIVEN, PARSERS, Operation, Place, Remove, Replace, ScoreRound,
                                                  SetTurn, TurnDown)
-from companion.games.kingdoms.options import OPTION_HELP, Options
+from companion.games.kingdoms.options import OPTION_HELP, Options, rulings_view
 from companion.games.kingdoms.pieces import FACE_DOWN_PIECE, TERRITORY_PILE, Piece, PieceKind, Seating, piece_for
 from companion.games.kingdoms.scoring import BoardScore, score
+from companion.messages import CardName, Message
 
 TERRITORY_CARDS = sum(TERRITORY_PILE.values())
 # What the table turns face down in a dragon's lines: resources, and the gold mine the dragon cancels.
@@ -104,17 +105,17 @@ class KingdomsEngine:
     # ----------------------------------------------------------------- setup
     def new_game(self, setup: Mapping[str, Any]) -> KingdomsState:
         if not isinstance(setup, Mapping):
-            raise InvalidSetup(f"a setup must be a mapping with players, options and seed, got {type(setup).__name__}")
+            raise InvalidSetup(Message('a setup must be a mapping with players, options and seed, got %(name)s', name=type(setup).__name__))
         unknown = set(setup) - {"players", "options", "seed"}
         if unknown:
-            raise InvalidSetup(f"unknown setup keys {sorted(unknown)}: expected players, options, seed")
+            raise InvalidSetup(Message('unknown setup keys %(unknown)s: expected players, options, seed', unknown=str(sorted(unknown))))
         if "players" not in setup:
-            raise InvalidSetup("a setup needs players, e.g. [{\"name\": \"Ann\", \"suits\": [\"H\", \"D\"]}, …]")
+            raise InvalidSetup(Message("a setup needs players, e.g. [{\"name\": \"Ann\", \"suits\": [\"H\", \"D\"]}, …]"))
         seating = Seating.from_json(setup["players"])
         options = Options.from_json(setup.get("options"), seating)
         seed = setup.get("seed")
         if seed is not None and not isinstance(seed, (int, str)):
-            raise InvalidSetup(f"seed must be a number or text, got {seed!r}")
+            raise InvalidSetup(Message('seed must be a number or text, got %(seed)s', seed=repr(seed)))
         players = tuple(PlayerState(name, suits, seating.castle_supply) for name, suits in seating.players)
         return KingdomsState(seating, options, seed, players, round=1, board=(), to_act=0, starter=0)
 
@@ -122,7 +123,7 @@ class KingdomsEngine:
     def apply(self, state: KingdomsState, event: Mapping[str, Any]) -> KingdomsState:
         kind = event_type(event, EVENT_TYPES)
         if state.finished:
-            raise IllegalEvent(f"the game is over after {state.options.rounds} rounds")
+            raise IllegalEvent(Message('the game is over after %(rounds)s rounds', rounds=state.options.rounds))
         operation: Operation = parse_operation(kind, event, PARSERS)
         new_state, logged = self._handlers[kind](state, operation)
         return replace(new_state, log=state.log + (json.dumps(logged, sort_keys=True),))
@@ -131,9 +132,9 @@ class KingdomsEngine:
         cell, card = event.cell, event.card
         tiles = state.tiles
         if cell in tiles:
-            raise IllegalEvent(f"cell {_show(cell)} already holds {tiles[cell].seen}")
+            raise IllegalEvent(Message('cell %(cell)s already holds %(seen)s', cell=_show(cell), seen=tiles[cell].seen))
         if len(tiles) >= CELLS_IN_GRID:
-            raise IllegalEvent("the grid is full: score the round first")
+            raise IllegalEvent(Message("the grid is full: score the round first"))
         piece = self._piece(state, card)
         placer = self._placer(state, event, piece)
         tile = self._checked_tile(state, tiles, cell, card, piece, placer)
@@ -168,7 +169,7 @@ class KingdomsEngine:
         tiles = state.tiles
         old = _occupied(tiles, cell)
         if old.card == card or (old.card is None and card.kind is Kind.BACK):
-            raise IllegalEvent(f"cell {_show(cell)} already holds {card.code}")
+            raise IllegalEvent(Message('cell %(cell)s already holds %(code)s', cell=_show(cell), code=card.code))
         players = list(state.players)
         if old.card is not None:
             old_piece = self._piece(state, old.card)
@@ -195,23 +196,24 @@ class KingdomsEngine:
             return state, logged
         piece = self._piece(state, tile.card)
         if piece.kind not in TURNABLE:
-            raise IllegalEvent(f"only resources (red A-6) and a cancelled gold mine are turned face down; "
-                               f"{tile.card.code} is the {piece.label}")
+            raise IllegalEvent(Message("only resources (red A-6) and a cancelled gold mine are turned face down; %(code)s is the %(label)s",
+                                       code=tile.card.code, label=piece.label))
         if dragon_reaching(self._pieces(state, tiles), cell) is None:
-            raise IllegalEvent(f"{tile.card.code} at {_show(cell)} is in no dragon's lines: it stays face up")
+            raise IllegalEvent(Message("%(code)s at %(cell)s is in no dragon's lines: it stays face up", code=tile.card.code, cell=_show(cell)))
         tiles[cell] = replace(tile, face_down=True)
         return replace(state, board=_freeze(tiles)), logged
 
     def _score_round(self, state: KingdomsState, event: ScoreRound) -> tuple[KingdomsState, dict[str, Any]]:
         filled = len(state.board)
         if filled < CELLS_IN_GRID:
-            raise IllegalEvent(f"the round ends when the grid is full: {filled} of {CELLS_IN_GRID} cells hold a card")
+            raise IllegalEvent(Message("the round ends when the grid is full: %(filled)s of %(cells_in_grid)s cells hold a card",
+                                       filled=filled, cells_in_grid=CELLS_IN_GRID))
         return self._finish_round(state), {"type": "score_round"}
 
     def _set_turn(self, state: KingdomsState, event: SetTurn) -> tuple[KingdomsState, dict[str, Any]]:
         name = event.player
         if name not in state.seating.names:
-            raise IllegalEvent(f"set_turn: unknown player {name!r}; players are {', '.join(state.seating.names)}")
+            raise IllegalEvent(Message('set_turn: unknown player %(name)s; players are %(names)s', name=repr(name), names=list(state.seating.names)))
         return replace(state, to_act=state.player_index(name)), {"type": "set_turn", "player": name}
 
     # ----------------------------------------------------------------- rules
@@ -227,13 +229,13 @@ class KingdomsEngine:
         if event.player is not NOT_GIVEN:
             placer = event.player
             if not isinstance(placer, str) or placer not in names:
-                raise IllegalEvent(f"unknown player {placer!r}; players are {', '.join(names)}")
+                raise IllegalEvent(Message('unknown player %(placer)s; players are %(player)s', placer=repr(placer), player=list(names)))
             if piece.is_castle and piece.owner != placer:
-                raise IllegalEvent(f"{placer} cannot place {piece.owner}'s castle")
+                raise IllegalEvent(Message("%(placer)s cannot place %(owner)s's castle", placer=placer, owner=piece.owner))
         else:
             placer = piece.owner if piece.is_castle else names[state.to_act]
         if state.options.strict_turns and placer != names[state.to_act]:
-            raise IllegalEvent(f"it is {names[state.to_act]}'s turn, not {placer}'s (strict_turns is on)")
+            raise IllegalEvent(Message("it is %(player)s's turn, not %(placer)s's (strict_turns is on)", player=names[state.to_act], placer=placer))
         return str(placer)
 
     def _checked_tile(self, state: KingdomsState, tiles: Mapping[Cell, Tile], cell: Cell, card: Card, piece: Piece,
@@ -243,8 +245,8 @@ class KingdomsEngine:
         pieces[cell] = piece
         height, width = extent(pieces)
         if not fits(height, width, state.options.orientation):
-            raise IllegalEvent(f"{card.code} at {_show(cell)} is outside the grid: "
-                               + describe_extent(height, width, state.options.orientation))
+            raise IllegalEvent(Message("%(card)s at %(cell)s is outside the grid: %(why)s", card=card.code, cell=_show(cell),
+                                       why=describe_extent(height, width, state.options.orientation)))
         problem = copies_problem([t.card for t in tiles.values() if t.card is not None] + [card], state.options)
         if problem:
             raise IllegalEvent(problem)
@@ -252,10 +254,10 @@ class KingdomsEngine:
             owner = state.players[state.player_index(piece.castle_owner)]
             if owner.supply[piece.rank - 1] < 1:
                 gone = "used earlier this game" if piece.rank > 1 else "all on the grid this round"
-                raise IllegalEvent(f"{piece.owner} has no rank-{piece.rank} castle left ({gone})")
+                raise IllegalEvent(Message('%(owner)s has no rank-%(rank)s castle left (%(gone)s)', owner=piece.owner, rank=piece.rank, gone=gone))
         if card.kind is Kind.BACK:
             if dragon_reaching(pieces, cell) is None:
-                raise IllegalEvent(f"a face-down card is legal only inside the dragon's lines; {_show(cell)} is not")
+                raise IllegalEvent(Message("a face-down card is legal only inside the dragon's lines; %(cell)s is not", cell=_show(cell)))
             return Tile(None, True, placer)
         return Tile(card, False, placer)
 
@@ -297,11 +299,13 @@ class KingdomsEngine:
         top, left = box[0], box[1]
         shift = {cell: (cell[0] - top + 1, cell[1] - left + 1) for cell in tiles}
         pieces = {shift[c]: p for c, p in self._pieces(state, tiles).items()}
-        labels = {shift[c]: (t.card.pretty + (" face down" if t.face_down else "")) if t.card else "face-down card"
+        labels = {shift[c]: (Message("%(card)s face down", card=CardName(t.card.code)) if t.face_down else CardName(t.card.code))
+                  if t.card else Message("face-down card")
                   for c, t in tiles.items()}
         warnings = []
         if len(tiles) < CELLS_IN_GRID:
-            warnings.append(f"the board is not full: {len(tiles)} of {CELLS_IN_GRID} cells hold a card; scored as it stands")
+            warnings.append(Message("the board is not full: %(count)s of %(cells)s cells hold a card; scored as it stands",
+                                    count=len(tiles), cells=CELLS_IN_GRID))
         return score(pieces, state.seating.names, state.options.rules, labels).with_warnings(warnings)
 
     def view(self, state: KingdomsState) -> dict[str, Any]:
@@ -363,6 +367,7 @@ class KingdomsEngine:
                          "explanations": r.score.explanations()} for r in state.results],
             "totals": totals,
             "winners": winners,
+            "rulings": rulings_view(state.options),
             "log": [json.loads(entry) for entry in state.log],
         }
 
@@ -400,7 +405,7 @@ def _show(cell: Cell) -> str:
 
 def _occupied(tiles: Mapping[Cell, Tile], cell: Cell) -> Tile:
     if cell not in tiles:
-        raise IllegalEvent(f"cell {_show(cell)} is empty")
+        raise IllegalEvent(Message('cell %(cell)s is empty', cell=_show(cell)))
     return tiles[cell]
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from companion.games.kingdoms.pieces import Piece, PieceKind
+from companion.messages import Message, N_
 
 Cell = tuple[int, int]
 LONG_SIDE, SHORT_SIDE = 6, 5
@@ -53,9 +54,10 @@ def fixed_orientation(height: int, width: int, orientation: str = "either") -> s
     return None
 
 
-def describe_extent(height: int, width: int, orientation: str) -> str:
-    allowed = {"wide": "6 wide × 5 tall", "tall": "5 wide × 6 tall"}.get(orientation, "6 wide × 5 tall or 5 wide × 6 tall")
-    return f"the cards would span {width} column(s) × {height} row(s); the grid is {allowed}"
+def describe_extent(height: int, width: int, orientation: str) -> Message:
+    allowed = {"wide": N_("6 wide × 5 tall"), "tall": N_("5 wide × 6 tall")}.get(orientation, N_("6 wide × 5 tall or 5 wide × 6 tall"))
+    return Message("the cards would span %(width)s column(s) × %(height)s row(s); the grid is %(allowed)s",
+                   width=width, height=height, allowed=Message(allowed))
 
 
 @dataclass(frozen=True)
@@ -68,10 +70,15 @@ class Segment:
     before: Cell | None       # the mountain that ends it on the top/left, if any
     after: Cell | None        # the mountain that ends it on the bottom/right, if any
 
-    def describe(self) -> str:
-        ends = [f"the mountain at ({m[0]},{m[1]})" for m in (self.before, self.after) if m is not None]
-        where = f"{self.axis} {self.line}"
-        return f"{where}, cut by {' and '.join(ends)}" if ends else f"{where}, edge to edge"
+    def describe(self) -> Message:
+        ends = [f"({m[0]},{m[1]})" for m in (self.before, self.after) if m is not None]
+        where = Message("row %(line)s", line=self.line) if self.axis == "row" else Message("column %(line)s", line=self.line)
+        if len(ends) == 2:
+            return Message("%(where)s, cut by the mountain at %(first)s and the mountain at %(second)s", where=where,
+                           first=ends[0], second=ends[1])
+        if ends:
+            return Message("%(where)s, cut by the mountain at %(cell)s", where=where, cell=ends[0])
+        return Message("%(where)s, edge to edge", where=where)
 
 
 def segments(pieces: Mapping[Cell, Piece]) -> tuple[dict[Cell, Segment], dict[Cell, Segment]]:

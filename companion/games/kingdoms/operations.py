@@ -13,6 +13,7 @@ from typing import Any, Callable, Final, Mapping
 from companion.cards import Card
 from companion.games.base import IllegalEvent
 from companion.games.kingdoms.grid import Cell
+from companion.messages import Message
 
 CANVAS = 11
 
@@ -110,23 +111,25 @@ PARSERS: dict[str, Callable[[Mapping[str, Any]], Operation]] = {
 def _only(event: Mapping[str, Any], kind: str, allowed: set[str]) -> None:
     extra = set(event) - allowed - {"type"}
     if extra:
-        raise IllegalEvent(f"{kind}: unknown field(s) {sorted(extra)}; expected {sorted(allowed) or 'none'}")
+        raise IllegalEvent(Message("%(kind)s: unknown field(s) %(extra)s; expected %(value)s",
+                                   kind=kind, extra=str(sorted(extra)), value=sorted(allowed) or 'none'))
 
 
 def _cell(event: Mapping[str, Any]) -> Cell:
     cell = event.get("cell")
     if (not isinstance(cell, (list, tuple)) or len(cell) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in cell)):
-        raise IllegalEvent(f"{event.get('type')}: cell must be [row, col] with whole numbers, got {cell!r}")
+        raise IllegalEvent(Message('%(get)s: cell must be [row, col] with whole numbers, got %(cell)s', get=event.get('type'), cell=repr(cell)))
     row, col = cell
     if not (1 <= row <= CANVAS and 1 <= col <= CANVAS):
-        raise IllegalEvent(f"cell {list(cell)} is off the {CANVAS}×{CANVAS} canvas (rows and columns 1-{CANVAS})")
+        raise IllegalEvent(Message("cell %(cell)s is off the %(canvas)s×%(canvas)s canvas (rows and columns 1-%(canvas)s)",
+                                   cell=str(list(cell)), canvas=CANVAS))
     return row, col
 
 
 def _card(event: Mapping[str, Any]) -> Card:
     if "card" not in event:
-        raise IllegalEvent(f"{event.get('type')}: a card code is needed, e.g. \"card\": \"5H\"")
+        raise IllegalEvent(Message('%(get)s: a card code is needed, e.g. "card": "5H"', get=event.get('type')))
     try:
         return Card.parse(event["card"])
     except ValueError as error:

@@ -13,9 +13,10 @@ from typing import Any, Mapping, Sequence
 
 from companion.cards import Card, Kind, Suit
 from companion.games.base import IllegalEvent, InvalidSetup
+from companion.messages import CardName, Message, N_
 
 DRAGON_CARD = Card.parse("9S")
-SUIT_NAMES = {Suit.SPADES: "spades", Suit.HEARTS: "hearts", Suit.DIAMONDS: "diamonds", Suit.CLUBS: "clubs"}
+SUIT_NAMES = {Suit.SPADES: N_("spades"), Suit.HEARTS: N_("hearts"), Suit.DIAMONDS: N_("diamonds"), Suit.CLUBS: N_("clubs")}
 # Ten, jack, queen, king are castles of rank 1-4.
 CASTLE_RANK = {10: 1, 11: 2, 12: 3, 13: 4}
 
@@ -65,15 +66,16 @@ class Piece:
         return data
 
     @functools.cached_property
-    def label(self) -> str:
+    def label(self) -> Message:
+        """The piece in a sentence (``str()`` of it is the English): 富庶之地 +3, X2城堡, 龙 …"""
         if self.kind is PieceKind.RESOURCE:
-            return f"resource +{self.value}"
+            return Message("resource +%(value)s", value=self.value)
         if self.kind is PieceKind.HAZARD:
-            return f"hazard {self.value}"
+            return Message("hazard %(value)s", value=self.value)
         if self.kind is PieceKind.CASTLE:
-            return f"{self.owner}'s rank-{self.rank} castle"
-        return {PieceKind.DRAGON: "dragon", PieceKind.GOLD_MINE: "gold mine", PieceKind.MOUNTAIN: "mountain",
-                PieceKind.WIZARD: "wizard", PieceKind.FACE_DOWN: "face-down tile"}[self.kind]
+            return Message("%(owner)s's rank-%(rank)s castle", owner=self.owner, rank=self.rank)
+        return Message({PieceKind.DRAGON: N_("dragon"), PieceKind.GOLD_MINE: N_("gold mine"), PieceKind.MOUNTAIN: N_("mountain"),
+                        PieceKind.WIZARD: N_("wizard"), PieceKind.FACE_DOWN: N_("face-down tile")}[self.kind])
 
 
 FACE_DOWN_PIECE = Piece(PieceKind.FACE_DOWN)
@@ -117,48 +119,53 @@ class Seating:
                 elif isinstance(entry, Mapping) and "name" in entry:
                     unknown = set(entry) - {"name", "suits"}
                     if unknown:
-                        raise InvalidSetup(f"player {index + 1}: unknown keys {sorted(unknown)} (expected name, suits)")
+                        raise InvalidSetup(Message("player %(number)s: unknown keys %(unknown)s (expected name, suits)",
+                                                   number=index + 1, unknown=str(sorted(unknown))))
                     entries.append((entry["name"], entry.get("suits")))
                 else:
-                    raise InvalidSetup(f"player {index + 1} must be a name or {{\"name\": …, \"suits\": […]}}, got {entry!r}")
+                    raise InvalidSetup(Message('player %(number)s must be a name or {"name": …, "suits": […]}, got %(entry)s',
+                                               number=index + 1, entry=repr(entry)))
         else:
-            raise InvalidSetup(f"players must be a list or a mapping of name → suits, got {type(players).__name__}")
+            raise InvalidSetup(Message('players must be a list or a mapping of name → suits, got %(name)s', name=type(players).__name__))
         count = len(entries)
         if not 2 <= count <= 4:
-            raise InvalidSetup(f"Kingdoms is for 2 to 4 players, got {count}")
+            raise InvalidSetup(Message('Kingdoms is for 2 to 4 players, got %(count)s', count=count))
         defaults = [["H", "D"], ["S", "C"]] if count == 2 else [["S"], ["H"], ["D"], ["C"]][:count]
         seats = []
         for index, (name, suits) in enumerate(entries):
             if not isinstance(name, str) or not name.strip():
-                raise InvalidSetup(f"player {index + 1} needs a non-empty name, got {name!r}")
+                raise InvalidSetup(Message('player %(number)s needs a non-empty name, got %(name)s', number=index + 1, name=repr(name)))
             if suits is None:
                 suits = defaults[index]
             if isinstance(suits, str):
                 suits = list(suits)
             if not isinstance(suits, (list, tuple)) or not suits:
-                raise InvalidSetup(f"player {name!r}: suits must be a non-empty list such as [\"H\", \"D\"], got {suits!r}")
+                raise InvalidSetup(Message('player %(name)s: suits must be a non-empty list such as ["H", "D"], got %(suits)s',
+                                           name=repr(name), suits=repr(suits)))
             parsed = []
             for text in suits:
                 try:
                     parsed.append(Suit(str(text).strip().upper()))
                 except ValueError:
-                    raise InvalidSetup(f"player {name!r}: unknown suit {text!r}; suits are S H D C") from None
+                    raise InvalidSetup(Message("player %(name)s: unknown suit %(text)s; suits are S H D C",
+                                               name=repr(name), text=repr(text))) from None
             seats.append((name.strip(), tuple(parsed)))
         names = [name for name, _ in seats]
         if len(set(names)) != len(names):
-            raise InvalidSetup(f"player names must differ, got {names}")
+            raise InvalidSetup(Message('player names must differ, got %(player)s', player=names))
         all_suits = [s for _, suits in seats for s in suits]
         if len(set(all_suits)) != len(all_suits):
-            raise InvalidSetup("a suit can belong to only one player")
+            raise InvalidSetup(Message("a suit can belong to only one player"))
         for name, suits in seats:
             if count == 2:
                 colours = {s.is_red for s in suits}
                 if len(suits) != 2 or len(colours) != 1:
                     raise InvalidSetup(
-                        f"with 2 players each kingdom is one colour: red [\"H\", \"D\"] or black [\"S\", \"C\"]; "
-                        f"{name!r} has {[s.value for s in suits]}")
+                        Message('with 2 players each kingdom is one colour: red ["H", "D"] or black ["S", "C"]; %(name)s has %(value)s',
+                                name=repr(name), value=[s.value for s in suits]))
             elif len(suits) != 1:
-                raise InvalidSetup(f"with {count} players each player holds one suit; {name!r} has {[s.value for s in suits]}")
+                raise InvalidSetup(Message("with %(count)s players each player holds one suit; %(name)s has %(value)s",
+                                           count=count, name=repr(name), value=[s.value for s in suits]))
         return cls(tuple(seats))
 
     @property
@@ -201,16 +208,18 @@ def piece_for(card: Card, seating: Seating, wizard: Card | None = None) -> Piece
             return Piece(PieceKind.RESOURCE, value=rank)
         if suit is Suit.SPADES:
             return Piece(PieceKind.HAZARD, value=-rank)
-        raise IllegalCard(f"{card.code} ({card.pretty}) is not a Kingdoms card: only red A-6 and spade A-6 are territory")
+        raise IllegalCard(Message("%(code)s (%(card)s) is not a Kingdoms card: only red A-6 and spade A-6 are territory",
+                                  code=card.code, card=CardName(card.code)))
     if card == DRAGON_CARD:
         return DRAGON
     if rank in CASTLE_RANK:
         owner = seating.owner_of(suit)
         if owner is None:
-            raise IllegalCard(f"{card.code} ({card.pretty}) would be a castle of {SUIT_NAMES[suit]}, "
-                              f"but no seated player holds {SUIT_NAMES[suit]}")
+            raise IllegalCard(Message("%(code)s (%(card)s) would be a castle of %(suit)s, but no seated player holds %(suit)s",
+                                      code=card.code, card=CardName(card.code), suit=Message(SUIT_NAMES[suit])))
         return Piece(PieceKind.CASTLE, owner=owner, rank=CASTLE_RANK[rank])
-    raise IllegalCard(f"{card.code} ({card.pretty}) is not a Kingdoms card: of the 7s, 8s and 9s only 9♠ (the dragon) is used")
+    raise IllegalCard(Message("%(code)s (%(card)s) is not a Kingdoms card: of the 7s, 8s and 9s only 9♠ (the dragon) is used",
+                              code=card.code, card=CardName(card.code)))
 
 
 def parse_wizard(code: Any, seating: Seating) -> Card | None:
@@ -220,14 +229,15 @@ def parse_wizard(code: Any, seating: Seating) -> Card | None:
     try:
         card = Card.parse(code)
     except ValueError as error:
-        raise InvalidSetup(f"wizard: {error}") from None
+        raise InvalidSetup(Message('wizard: %(error)s', error=error)) from None
     if card.kind is Kind.BACK:
-        raise InvalidSetup("wizard: a face-down card cannot stand for the wizard")
+        raise InvalidSetup(Message("wizard: a face-down card cannot stand for the wizard"))
     try:
         piece = piece_for(card, seating)
     except IllegalCard:
         return card
-    raise InvalidSetup(f"wizard: {card.code} is already the {piece.label}; choose a card with no other meaning, e.g. 7C")
+    raise InvalidSetup(Message("wizard: %(code)s is already the %(label)s; choose a card with no other meaning, e.g. 7C",
+                               code=card.code, label=piece.label))
 
 
 def cell_name(cell: Sequence[int]) -> str:

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from companion.games.base import GameError
 from companion.games.kingdoms.engine import ENGINE, KingdomsState
 from companion.games.scenario import compare_partial, replay_events
+from companion.messages import Message
 
 
 @dataclass(frozen=True)
@@ -33,11 +34,11 @@ def _mismatches(expected: Any, actual: Any, where: str) -> list[str]:
 def run(scenario: Mapping[str, Any]) -> ScenarioResult:
     """Replay a scenario; GameError when the scenario itself is malformed or its setup illegal."""
     if not isinstance(scenario, Mapping) or not isinstance(scenario.get("setup"), Mapping):
-        raise GameError("a scenario is an object with \"setup\", \"events\" and \"expect\"")
+        raise GameError(Message("a scenario is an object with \"setup\", \"events\" and \"expect\""))
     events = scenario.get("events", [])
     expect = scenario.get("expect", {})
     if not isinstance(events, list) or not isinstance(expect, Mapping):
-        raise GameError("scenario \"events\" must be a list and \"expect\" an object")
+        raise GameError(Message("scenario \"events\" must be a list and \"expect\" an object"))
     replay = replay_events(ENGINE, ENGINE.new_game(scenario["setup"]), events)
     state, applied = replay.state, replay.applied
     refused: dict[str, Any] | None = None if replay.refused is None else {"event": replay.refused, "message": replay.reason}

@@ -11,6 +11,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 from companion.games.kingdoms.grid import Cell, Segment, mountain_between, segments
 from companion.games.kingdoms.pieces import Piece, PieceKind, cell_name
+from companion.messages import CardName, Message, N_, Words, english
+
+Label = Message | CardName | str   # a tile in a sentence: its card (as the table has it) or the piece
 
 VALUED = (PieceKind.RESOURCE, PieceKind.HAZARD, PieceKind.FACE_DOWN)
 
@@ -24,20 +27,22 @@ class Term:
     """One tile as a castle's line counts it."""
 
     cell: Cell
-    label: str
+    label: Label
     counts: int
-    why: str = ""
+    why: Message | str = ""
 
-    def describe(self) -> str:
-        text = f"{self.label} {cell_name(self.cell)} {_signed(self.counts)}"
-        return f"{text} ({self.why})" if self.why else text
+    def describe(self) -> Message:
+        if self.why:
+            return Message("%(tile)s %(cell)s %(counts)s (%(why)s)", tile=self.label, cell=cell_name(self.cell),
+                           counts=_signed(self.counts), why=self.why)
+        return Message("%(tile)s %(cell)s %(counts)s", tile=self.label, cell=cell_name(self.cell), counts=_signed(self.counts))
 
 
 @dataclass(frozen=True)
 class CastleScore:
     owner: str
     cell: Cell
-    label: str
+    label: Label
     base_rank: int
     rank: int
     row: int
@@ -47,25 +52,32 @@ class CastleScore:
     column_segment: Segment
     row_terms: tuple[Term, ...]
     column_terms: tuple[Term, ...]
-    cut_off: tuple[str, ...] = ()   # tiles on the castle's lines that a mountain keeps out
-    notes: tuple[str, ...] = ()
+    cut_off: tuple[Message, ...] = ()   # tiles on the castle's lines that a mountain keeps out
+    notes: tuple[Message, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"owner": self.owner, "cell": [self.cell[0], self.cell[1]], "rank": self.rank,
                 "row": self.row, "column": self.column, "total": self.total}
 
-    def explain(self) -> str:
-        def line(name: str, segment: Segment, terms: tuple[Term, ...], total: int) -> str:
-            body = ", ".join(t.describe() for t in terms) if terms else "nothing that counts"
-            return f"{name} ({segment.describe()}): {body} = {total}"
+    def explain_lines(self) -> list[Message]:
+        """The explanation, one message per line (castle, row, column, what a mountain keeps out, the total)."""
+        def line(segment: Segment, terms: tuple[Term, ...], total: int) -> Message:
+            body = [t.describe() for t in terms] if terms else Message("nothing that counts")
+            return Message("%(segment)s: %(terms)s = %(total)s", segment=segment.describe(), terms=body, total=total)
 
-        parts = [f"{self.owner}'s {self.label} (rank {self.base_rank}) at {cell_name(self.cell)}",
-                 line("row", self.row_segment, self.row_terms, self.row),
-                 line("column", self.column_segment, self.column_terms, self.column)]
+        parts = [Message("%(owner)s's %(castle)s (rank %(rank)s) at %(cell)s", owner=self.owner, castle=self.label,
+                         rank=self.base_rank, cell=cell_name(self.cell)),
+                 line(self.row_segment, self.row_terms, self.row),
+                 line(self.column_segment, self.column_terms, self.column)]
         parts.extend(self.cut_off)
         parts.extend(self.notes)
-        parts.append(f"total ({self.row} {'+' if self.column >= 0 else '-'} {abs(self.column)}) × {self.rank} = {self.total}")
-        return "; ".join(parts)
+        parts.append(Message("total (%(row)s %(sign)s %(column)s) × %(rank)s = %(total)s", row=self.row,
+                             sign="+" if self.column >= 0 else "-", column=abs(self.column), rank=self.rank, total=self.total))
+        return parts
+
+    def explain(self) -> str:
+        """The explanation in English, its lines joined by "; " (the command line's and tests' text)."""
+        return "; ".join(english(part) for part in self.explain_lines())
 
 
 @dataclass(frozen=True)
@@ -73,20 +85,28 @@ class TileNote:
     """What one occupied cell is worth and why."""
 
     cell: Cell
-    label: str
+    label: Label
     piece: Piece
     counts: int | None            # poker: what every castle scoring it gets; knizia: None
-    reasons: tuple[str, ...]
+    reasons: tuple[Message, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"cell": [self.cell[0], self.cell[1]], "card": self.label, "piece": self.piece.to_json(),
-                "counts": self.counts, "reasons": list(self.reasons), "text": self.explain()}
+        return {"cell": [self.cell[0], self.cell[1]], "card": english(self.label) if isinstance(self.label, Message) else
+                (self.label.code if isinstance(self.label, CardName) else self.label), "piece": self.piece.to_json(),
+                "counts": self.counts, "reasons": [r.to_json() for r in self.reasons], "text": self.explanation().to_json()}
+
+    def explanation(self) -> Message:
+        if self.counts is not None and self.piece.kind in VALUED:
+            head = Message("%(cell)s %(tile)s: %(piece)s, counts %(counts)s", cell=cell_name(self.cell), tile=self.label,
+                           piece=self.piece.label, counts=_signed(self.counts))
+        else:
+            head = Message("%(cell)s %(tile)s: %(piece)s", cell=cell_name(self.cell), tile=self.label, piece=self.piece.label)
+        if self.reasons:
+            return Message("%(head)s: %(reasons)s", head=head, reasons=Words(self.reasons, clauses=True))
+        return head
 
     def explain(self) -> str:
-        head = f"{cell_name(self.cell)} {self.label}: {self.piece.label}"
-        if self.counts is not None and self.piece.kind in VALUED:
-            head += f", counts {_signed(self.counts)}"
-        return f"{head}: {'; '.join(self.reasons)}" if self.reasons else head
+        return english(self.explanation())
 
 
 @dataclass(frozen=True)
@@ -95,7 +115,7 @@ class BoardScore:
     players: tuple[str, ...]
     castles: tuple[CastleScore, ...]
     tiles: tuple[TileNote, ...]
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Message, ...] = ()
 
     @property
     def totals(self) -> dict[str, int]:
@@ -104,17 +124,19 @@ class BoardScore:
             totals[castle.owner] += castle.total
         return totals
 
-    def with_warnings(self, warnings: Sequence[str]) -> "BoardScore":
+    def with_warnings(self, warnings: Sequence[Message]) -> "BoardScore":
         return BoardScore(self.rules, self.players, self.castles, self.tiles, tuple(warnings) + self.warnings)
 
     def to_json(self) -> dict[str, Any]:
-        return {"totals": self.totals, "castles": [c.to_json() for c in self.castles], "warnings": list(self.warnings)}
+        return {"totals": self.totals, "castles": [c.to_json() for c in self.castles], "warnings": [w.to_json() for w in self.warnings]}
 
     def explanations(self) -> dict[str, Any]:
-        return {"castles": [c.explain() for c in self.castles], "tiles": [t.to_json() for t in self.tiles]}
+        """Each castle's explanation as a list of message lines, each tile's note (their JSON: views carry no prose)."""
+        return {"castles": [[line.to_json() for line in c.explain_lines()] for c in self.castles],
+                "tiles": [t.to_json() for t in self.tiles]}
 
 
-def _label(cell: Cell, labels: Mapping[Cell, str] | None, piece: Piece) -> str:
+def _label(cell: Cell, labels: Mapping[Cell, Label] | None, piece: Piece) -> Label:
     if labels and cell in labels:
         return labels[cell]
     return piece.label
@@ -131,8 +153,8 @@ def _wizard_bonus(pieces: Mapping[Cell, Piece], cell: Cell) -> list[Cell]:
             if n in pieces and pieces[n].kind is PieceKind.WIZARD]
 
 
-def _cut_off(pieces: Mapping[Cell, Piece], labels: Mapping[Cell, str] | None, castle: Cell, segment: Segment,
-             line: Sequence[Cell]) -> list[str]:
+def _cut_off(pieces: Mapping[Cell, Piece], labels: Mapping[Cell, Label] | None, castle: Cell, segment: Segment,
+             line: Sequence[Cell]) -> list[Message]:
     """Valued tiles and effect tiles on the castle's line that a mountain keeps out of its segment."""
     notes = []
     inside = set(segment.cells)
@@ -142,8 +164,11 @@ def _cut_off(pieces: Mapping[Cell, Piece], labels: Mapping[Cell, str] | None, ca
         piece = pieces[cell]
         if piece.kind in (PieceKind.RESOURCE, PieceKind.HAZARD, PieceKind.DRAGON, PieceKind.GOLD_MINE):
             mountain = mountain_between(pieces, castle, cell)
-            behind = f"behind the mountain at {cell_name(mountain)}" if mountain else "cut off"
-            notes.append(f"{_label(cell, labels, piece)} {cell_name(cell)} is {behind}")
+            if mountain:
+                notes.append(Message("%(tile)s %(cell)s is behind the mountain at %(mountain)s", tile=_label(cell, labels, piece),
+                                     cell=cell_name(cell), mountain=cell_name(mountain)))
+            else:
+                notes.append(Message("%(tile)s %(cell)s is cut off", tile=_label(cell, labels, piece), cell=cell_name(cell)))
     return notes
 
 
@@ -156,7 +181,7 @@ def _lines(pieces: Mapping[Cell, Piece]) -> tuple[dict[int, list[Cell]], dict[in
     return rows, cols
 
 
-def _blocked_effects(pieces: Mapping[Cell, Piece], cell: Cell, effects: Sequence[Cell]) -> list[str]:
+def _blocked_effects(pieces: Mapping[Cell, Piece], cell: Cell, effects: Sequence[Cell]) -> list[Message]:
     """Dragons and gold mines on the cell's lines that a mountain keeps from reaching it."""
     notes = []
     for other in effects:
@@ -164,12 +189,14 @@ def _blocked_effects(pieces: Mapping[Cell, Piece], cell: Cell, effects: Sequence
             continue
         mountain = mountain_between(pieces, other, cell)
         if mountain is not None:
-            name = "dragon" if pieces[other].kind is PieceKind.DRAGON else "gold mine"
-            notes.append(f"the {name} at {cell_name(other)} would reach it but the mountain at {cell_name(mountain)} is in between")
+            text = (N_("the dragon at %(cell)s would reach it but the mountain at %(mountain)s is in between")
+                    if pieces[other].kind is PieceKind.DRAGON else
+                    N_("the gold mine at %(cell)s would reach it but the mountain at %(mountain)s is in between"))
+            notes.append(Message(text, cell=cell_name(other), mountain=cell_name(mountain)))
     return notes
 
 
-def score_poker(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: Mapping[Cell, str] | None = None) -> BoardScore:
+def score_poker(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: Mapping[Cell, Label] | None = None) -> BoardScore:
     """The ruling's scoring: dragon first, gold mine second (a property of the tile), castles by segments."""
     row_of, col_of = segments(pieces)
     cancelled: dict[Cell, tuple[Cell, str]] = {}
@@ -190,56 +217,61 @@ def score_poker(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: Ma
     effects = sorted(c for c, p in pieces.items() if p.kind in (PieceKind.DRAGON, PieceKind.GOLD_MINE))
     by_row, by_col = _lines(pieces)
     values: dict[Cell, int] = {}
-    why: dict[Cell, str] = {}
+    why: dict[Cell, Message] = {}
     tiles = []
     warnings = []
     for cell in sorted(pieces):
         piece = pieces[cell]
-        reasons: list[str] = []
+        reasons: list[Message] = []
         value = 0
         kind = piece.kind
         if kind is PieceKind.RESOURCE:
             if cell in cancelled:
                 dragon, axis = cancelled[cell]
-                why[cell] = f"cancelled by the dragon at {cell_name(dragon)}"
-                reasons.append(f"cancelled by the dragon at {cell_name(dragon)} in its {axis}")
+                why[cell] = Message("cancelled by the dragon at %(cell)s", cell=cell_name(dragon))
+                reasons.append(_in_its_line(N_("cancelled by the dragon at %(cell)s in its row"),
+                                            N_("cancelled by the dragon at %(cell)s in its column"), axis, cell=cell_name(dragon)))
                 if cell in doubled:
-                    reasons.append(f"the gold mine at {cell_name(doubled[cell][0])} doubles nothing the dragon cancelled")
+                    reasons.append(Message("the gold mine at %(cell)s doubles nothing the dragon cancelled", cell=cell_name(doubled[cell][0])))
             elif cell in doubled:
                 mine, axis = doubled[cell]
                 value = piece.value * 2
-                why[cell] = f"{piece.value} doubled by the gold mine at {cell_name(mine)}"
-                reasons.append(f"doubled by the gold mine at {cell_name(mine)} in its {axis}, "
-                               f"for every castle that scores it")
+                why[cell] = Message("%(value)s doubled by the gold mine at %(cell)s", value=piece.value, cell=cell_name(mine))
+                reasons.append(_in_its_line(N_("doubled by the gold mine at %(cell)s in its row, for every castle that scores it"),
+                                            N_("doubled by the gold mine at %(cell)s in its column, for every castle that scores it"),
+                                            axis, cell=cell_name(mine)))
             else:
                 value = piece.value
             reasons += _blocked_effects(pieces, cell, effects)
         elif kind is PieceKind.HAZARD:
             value = piece.value
             if cell in doubled:
-                reasons.append(f"hazards are never doubled (gold mine at {cell_name(doubled[cell][0])})")
+                reasons.append(Message("hazards are never doubled (gold mine at %(cell)s)", cell=cell_name(doubled[cell][0])))
             if cell in cancelled:
-                reasons.append(f"the dragon at {cell_name(cancelled[cell][0])} cancels only positive values")
+                reasons.append(Message("the dragon at %(cell)s cancels only positive values", cell=cell_name(cancelled[cell][0])))
         elif kind is PieceKind.GOLD_MINE:
             if cell in cancelled:
                 dragon, axis = cancelled[cell]
-                reasons.append(f"cancelled by the dragon at {cell_name(dragon)} in its {axis}: it doubles nothing")
+                reasons.append(_in_its_line(N_("cancelled by the dragon at %(cell)s in its row: it doubles nothing"),
+                                            N_("cancelled by the dragon at %(cell)s in its column: it doubles nothing"), axis,
+                                            cell=cell_name(dragon)))
             else:
-                reasons.append("doubles the resources of its row and column segments; worth 0, does not block")
+                reasons.append(Message("doubles the resources of its row and column segments; worth 0, does not block"))
         elif kind is PieceKind.DRAGON:
-            reasons.append("cancels the resources of its row and column segments; worth 0, does not block")
+            reasons.append(Message("cancels the resources of its row and column segments; worth 0, does not block"))
         elif kind is PieceKind.MOUNTAIN:
-            reasons.append("cuts its row and column: effects and castles stop here")
+            reasons.append(Message("cuts its row and column: effects and castles stop here"))
         elif kind is PieceKind.FACE_DOWN:
             if cell in cancelled:
-                reasons.append(f"face down in the lines of the dragon at {cell_name(cancelled[cell][0])}: worth 0, does not block")
+                reasons.append(Message("face down in the lines of the dragon at %(cell)s: worth 0, does not block",
+                                       cell=cell_name(cancelled[cell][0])))
             else:
-                reasons.append("face down: worth 0, does not block")
-                warnings.append(f"the face-down card at {cell_name(cell)} is in no dragon's lines; it was counted as 0")
+                reasons.append(Message("face down: worth 0, does not block"))
+                warnings.append(Message("the face-down card at %(cell)s is in no dragon's lines; it was counted as 0", cell=cell_name(cell)))
         elif kind is PieceKind.CASTLE:
-            reasons.append("worth 0, does not block")
+            reasons.append(Message("worth 0, does not block"))
         elif kind is PieceKind.WIZARD:
-            reasons.append("the wizard has no effect under poker rules; worth 0, does not block")
+            reasons.append(Message("the wizard has no effect under poker rules; worth 0, does not block"))
         values[cell] = value
         tiles.append(TileNote(cell, _label(cell, labels, piece), piece, value, tuple(reasons)))
 
@@ -247,7 +279,7 @@ def score_poker(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: Ma
     for cell, piece in sorted(((c, p) for c, p in pieces.items() if p.is_castle), key=_castle_order(players)):
         sums, terms = [], []
         for segment in (row_of[cell], col_of[cell]):
-            line_terms = tuple(Term(t, _label(t, labels, pieces[t]), values[t], why.get(t, ""))
+            line_terms = tuple(Term(t, _label(t, labels, pieces[t]), values[t], why.get(t) or "")
                                for t in segment.cells if t != cell and pieces[t].kind in VALUED)
             terms.append(line_terms)
             sums.append(sum(values[t] for t in segment.cells))
@@ -259,7 +291,7 @@ def score_poker(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: Ma
     return BoardScore("poker", tuple(players), tuple(castles), tuple(tiles), tuple(warnings))
 
 
-def score_knizia(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: Mapping[Cell, str] | None = None) -> BoardScore:
+def score_knizia(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: Mapping[Cell, Label] | None = None) -> BoardScore:
     """The boxed game: every row and column segment scored on its own; the wizard raises adjacent castles."""
     row_of, col_of = segments(pieces)
     segment_value: dict[Segment, int] = {}
@@ -274,10 +306,10 @@ def score_knizia(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: M
                 continue
             value, notes = piece.value, []
             if piece.kind is PieceKind.RESOURCE and has_dragon:
-                value, notes = 0, ["the dragon is in this segment"]
+                value, notes = 0, [Message("the dragon is in this segment")]
             if has_mine and value:
-                value, notes = value * 2, notes + ["the gold mine doubles this segment"]
-            terms[cell] = Term(cell, _label(cell, labels, piece), value, "; ".join(notes))
+                value, notes = value * 2, notes + [Message("the gold mine doubles this segment")]
+            terms[cell] = Term(cell, _label(cell, labels, piece), value, Message("%(notes)s", notes=Words(notes, clauses=True)) if notes else "")
         segment_terms[segment] = terms
         segment_value[segment] = sum(t.counts for t in terms.values())
 
@@ -285,25 +317,31 @@ def score_knizia(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: M
     tiles, warnings = [], []
     for cell in sorted(pieces):
         piece = pieces[cell]
-        reasons = []
+        reasons: list[Message] = []
         if piece.kind is PieceKind.MOUNTAIN:
-            reasons.append("cuts its row and column: effects and castles stop here")
+            reasons.append(Message("cuts its row and column: effects and castles stop here"))
         else:
             for axis, segment in (("row", row_of[cell]), ("column", col_of[cell])):
                 term = segment_terms[segment].get(cell)
                 if term is not None:
-                    reasons.append(f"in its {axis} counts {_signed(term.counts)}" + (f" ({term.why})" if term.why else ""))
-            if piece.kind in (PieceKind.DRAGON, PieceKind.GOLD_MINE):
-                verb = "zeroes the resources" if piece.kind is PieceKind.DRAGON else "doubles the whole sum"
-                reasons.append(f"{verb} of its own row and column segments; worth 0, does not block")
+                    if term.why:
+                        reasons.append(_in_its_line(N_("in its row counts %(counts)s (%(why)s)"), N_("in its column counts %(counts)s (%(why)s)"),
+                                                    axis, counts=_signed(term.counts), why=term.why))
+                    else:
+                        reasons.append(_in_its_line(N_("in its row counts %(counts)s"), N_("in its column counts %(counts)s"), axis,
+                                                    counts=_signed(term.counts)))
+            if piece.kind is PieceKind.DRAGON:
+                reasons.append(Message("zeroes the resources of its own row and column segments; worth 0, does not block"))
+            elif piece.kind is PieceKind.GOLD_MINE:
+                reasons.append(Message("doubles the whole sum of its own row and column segments; worth 0, does not block"))
             elif piece.kind is PieceKind.WIZARD:
-                reasons.append("raises by one the rank of each castle next to it; worth 0, does not block")
+                reasons.append(Message("raises by one the rank of each castle next to it; worth 0, does not block"))
             elif piece.kind is PieceKind.CASTLE:
-                reasons.append("worth 0, does not block")
+                reasons.append(Message("worth 0, does not block"))
         if piece.kind is PieceKind.FACE_DOWN:
-            reasons.append("face down: worth 0, does not block")
-            warnings.append(f"the face-down card at {cell_name(cell)} was counted as 0; under knizia rules its real "
-                            "value would count in a segment without the dragon")
+            reasons.append(Message("face down: worth 0, does not block"))
+            warnings.append(Message("the face-down card at %(cell)s was counted as 0; under knizia rules its real "
+                                    "value would count in a segment without the dragon", cell=cell_name(cell)))
         tiles.append(TileNote(cell, _label(cell, labels, piece), piece, None, tuple(reasons)))
 
     castles = []
@@ -311,7 +349,7 @@ def score_knizia(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: M
         wizards = _wizard_bonus(pieces, cell)
         rank = piece.rank + len(wizards)
         row, column = segment_value[row_of[cell]], segment_value[col_of[cell]]
-        wizard_notes = tuple(f"the wizard at {cell_name(w)} raises its rank by one" for w in wizards)
+        wizard_notes = tuple(Message("the wizard at %(cell)s raises its rank by one", cell=cell_name(w)) for w in wizards)
         cut = (_cut_off(pieces, labels, cell, row_of[cell], by_row[cell[0]])
                + _cut_off(pieces, labels, cell, col_of[cell], by_col[cell[1]]))
         castles.append(CastleScore(piece.castle_owner, cell, _label(cell, labels, piece), piece.rank, rank, row, column,
@@ -321,9 +359,14 @@ def score_knizia(pieces: Mapping[Cell, Piece], players: Sequence[str], labels: M
     return BoardScore("knizia", tuple(players), tuple(castles), tuple(tiles), tuple(warnings))
 
 
+def _in_its_line(row_text: str, column_text: str, axis: str, **params: Any) -> Message:
+    """One of two sentences, as the tile lies in a castle's row or column (the languages say these differently)."""
+    return Message(row_text if axis == "row" else column_text, **params)
+
+
 SCORERS = {"poker": score_poker, "knizia": score_knizia}
 
 
 def score(pieces: Mapping[Cell, Piece], players: Sequence[str], rules: str = "poker",
-          labels: Mapping[Cell, str] | None = None) -> BoardScore:
+          labels: Mapping[Cell, Label] | None = None) -> BoardScore:
     return SCORERS[rules](pieces, players, labels)

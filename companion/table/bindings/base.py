@@ -19,6 +19,7 @@ from companion.games import get_engine
 from companion.games.base import GameError
 from companion.table.events import TableEvent
 from companion.table.tracker import Track
+from companion.messages import Message
 
 
 @dataclass
@@ -27,7 +28,7 @@ class Outcome:
 
     table_event: TableEvent
     engine_events: list[dict] = field(default_factory=list)
-    questions: list[str] = field(default_factory=list)
+    questions: list[Message] = field(default_factory=list)
     #: Events the engine's automation options made (``engine.automatic_events``), applied to the binding's
     #: copy of the game and in its log, but not in ``engine_events``: a session makes them itself after the
     #: camera's events, so the camera never sends them.
@@ -65,8 +66,8 @@ class Binding:
         try:
             self.state = self.engine.apply(self.state, event)
         except GameError as error:
-            outcome.questions.append(f"the table shows {outcome.table_event.describe()}, but the rules refuse "
-                                     f"{event['type']}: {error}")
+            outcome.questions.append(Message("the table shows %(seen)s, but the rules refuse %(event)s: %(error)s",
+                                             seen=outcome.table_event.describe(), event=event["type"], error=error))
             return False
         self.events.append(event)
         outcome.engine_events.append(event)
@@ -81,7 +82,7 @@ class Binding:
             try:
                 self.state = self.engine.apply(self.state, event)
             except GameError as error:   # the engine refusing its own event: say so, stop
-                outcome.questions.append(f"the rules refuse the automatic {event['type']}: {error}")
+                outcome.questions.append(Message("the rules refuse the automatic %(event)s: %(error)s", event=event["type"], error=error))
                 break
             self.events.append(event)
             outcome.automatic_events.append(event)

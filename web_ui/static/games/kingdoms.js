@@ -42,11 +42,19 @@
   }
 
   /** What a piece is called on the board: the names the rules use. */
+  const ORIENTATIONS = { wide: N_("6 wide × 5 tall grid"), tall: N_("5 wide × 6 tall grid") };
+  const PIECES = { dragon: N_("dragon"), gold_mine: N_("gold mine"), mountain: N_("mountain"), wizard: N_("wizard") };
   function pieceName(tile) {
     const piece = tile.piece || {};
-    if (tile.face_down) return "face down";
-    return { dragon: "dragon", gold_mine: "gold mine", mountain: "mountain", wizard: "wizard" }[piece.kind]
-      || (piece.kind === "castle" ? "castle " + piece.rank : null);
+    if (tile.face_down) return _("face down");
+    if (PIECES[piece.kind]) return _(PIECES[piece.kind]);
+    return piece.kind === "castle" ? _("castle X%(rank)s", { rank: piece.rank }) : null;
+  }
+  /** A castle's or tile's explanation: the engine's lines (messages), or older plain text. */
+  function explanation(text) {
+    if (Array.isArray(text)) return text.map((line) => I18n.render(line));
+    if (text && typeof text === "object") return [I18n.render(text)];
+    return String(text || "").split("; ");
   }
 
   function castleScores(state, board) {
@@ -55,7 +63,7 @@
     const byCell = {};
     const castles = (state.scores && state.scores.castles) || [];
     const texts = (state.explanations && state.explanations.castles) || [];
-    castles.forEach((c, i) => { byCell[key([c.cell[0] + top - 1, c.cell[1] + left - 1])] = { ...c, text: texts[i] || "" }; });
+    castles.forEach((c, i) => { byCell[key([c.cell[0] + top - 1, c.cell[1] + left - 1])] = { ...c, text: texts[i] || [] }; });
     return byCell;
   }
 
@@ -82,8 +90,11 @@
         const castle = scores[k];
         const canPlace = referee && (board.cells.length === 0 || open.has(k));
         const name = tile ? pieceName(tile) : null;
-        const cell = h("button.kcell", { type: "button", dataset: { cell: k }, title: "cell " + k,
-          "aria-label": tile ? Cards.name(tile.face_down ? "BACK" : tile.code) + (name && name !== "face down" ? ", " + name + (tile.piece.owner ? " of " + tile.piece.owner : "") : "") : canPlace ? "empty cell " + k + ": place a card" : "cell " + k,
+        const described = !tile ? null : !name || tile.face_down ? Cards.name(tile.face_down ? "BACK" : tile.code)
+          : tile.piece.owner ? _("%(card)s, %(piece)s of %(owner)s", { card: Cards.name(tile.code), piece: name, owner: tile.piece.owner })
+          : _("%(card)s, %(piece)s", { card: Cards.name(tile.code), piece: name });
+        const cell = h("button.kcell", { type: "button", dataset: { cell: k }, title: _("cell %(cell)s", { cell: k }),
+          "aria-label": tile ? described : canPlace ? _("empty cell %(cell)s: place a card", { cell: k }) : _("cell %(cell)s", { cell: k }),
           onclick: () => tap(state, ctx, [r, c]) });
         if (tile) {
           cell.append(Cards.el(tile.face_down ? "BACK" : tile.code));
@@ -112,7 +123,7 @@
     const tile = state.board.cells.find((c) => key(c.cell) === k);
     if (!tile) {
       if (!ctx.isReferee() || state.finished) return;
-      const card = await ctx.pick("Card placed at " + k);
+      const card = await ctx.pick(_("Card placed at %(cell)s", { cell: k }));
       if (card) ctx.send({ type: "place", cell, card });
       return;
     }
@@ -128,21 +139,22 @@
     const castle = castleScores(state, board)[selected];
     const note = tileNotes(state, board)[selected];
     const cell = tile.cell;
-    const lines = castle ? castle.text.split("; ") : [note ? note.text : tile.code];
+    const lines = castle ? explanation(castle.text) : note ? explanation(note.text) : [tile.code];
+    const where = tile.grid_cell.join(",");
     const panel = h("section.card-panel.detail", { dataset: { detail: selected } },
-      h("h2", Cards.el(tile.face_down ? "BACK" : tile.code), " at grid cell " + tile.grid_cell.join(",") + (castle ? ": " + castle.total + " points" : "")),
-      castle ? h("p", "row " + castle.row + " + column " + castle.column + " = " + (castle.row + castle.column) + ", × rank " + castle.rank) : null,
+      h("h2", Cards.el(tile.face_down ? "BACK" : tile.code), " ", castle ? _("at grid cell %(cell)s: %(points)s points", { cell: where, points: castle.total }) : _("at grid cell %(cell)s", { cell: where })),
+      castle ? h("p", _("row %(row)s + column %(column)s = %(sum)s, × rank %(rank)s", { row: castle.row, column: castle.column, sum: castle.row + castle.column, rank: castle.rank })) : null,
       h("ul.explain", lines.map((line) => h("li", line))),
-      tile.placed_by ? h("p.hint", "placed by " + tile.placed_by + (tile.face_down && tile.card ? " · face down (" + tile.card + ")" : "")) : null);
+      tile.placed_by ? h("p.hint", tile.face_down && tile.card ? _("placed by %(player)s · face down (%(card)s)", { player: tile.placed_by, card: tile.card }) : _("placed by %(player)s", { player: tile.placed_by })) : null);
     if (ctx.isReferee() && !state.finished) {
       panel.append(h("div.row.wrap",
         h("button.secondary", { type: "button", onclick: async () => {
-          const card = await ctx.pick("Correct the card at " + selected, { allowClear: true });
+          const card = await ctx.pick(_("Correct the card at %(cell)s", { cell: selected }), { allowClear: true });
           if (card === "") ctx.send({ type: "remove", cell });
           else if (card) ctx.send({ type: "replace", cell, card });
-        } }, "Correct card"),
-        h("button.secondary", { type: "button", onclick: () => ctx.send({ type: "remove", cell }) }, "Remove"),
-        !tile.face_down ? h("button.secondary", { type: "button", onclick: () => ctx.send({ type: "turn_down", cell }) }, "Turn face down") : null));
+        } }, _("Correct card")),
+        h("button.secondary", { type: "button", onclick: () => ctx.send({ type: "remove", cell }) }, _("Remove")),
+        !tile.face_down ? h("button.secondary", { type: "button", onclick: () => ctx.send({ type: "turn_down", cell }) }, _("Turn face down")) : null));
     }
     return panel;
   }
@@ -154,7 +166,7 @@
     const colours = kingdomColours(state);
     const texts = (last.explanations && last.explanations.castles) || [];
     const byCell = {};
-    last.castles.forEach((c, i) => { byCell[key(c.cell)] = { ...c, text: texts[i] || "" }; });
+    last.castles.forEach((c, i) => { byCell[key(c.cell)] = { ...c, text: texts[i] || [] }; });
     const grid = h("div.kgrid.final", { style: "--cols:" + last.rows[0].length + "; grid-template-columns: repeat(" + last.rows[0].length + ", minmax(0, 1fr))" });
     last.rows.forEach((row, r) => row.forEach((code, c) => {
       const k = key([r + 1, c + 1]);
@@ -163,8 +175,8 @@
         code ? Cards.el(code) : null, castle ? h("span.score" + (castle.total < 0 ? ".neg" : ""), String(castle.total)) : null));
     }));
     const chosen = selected && selected.startsWith("final:") ? byCell[selected.slice(6)] : null;
-    return h("section.card-panel", h("h2", "Round " + last.round + " as scored"), grid,
-      chosen ? h("ul.explain", chosen.text.split("; ").map((line) => h("li", line))) : h("p.hint", "Tap a castle for its score explained."));
+    return h("section.card-panel", h("h2", _("Round %(n)s as scored", { n: last.round })), grid,
+      chosen ? h("ul.explain", explanation(chosen.text).map((line) => h("li", line))) : h("p.hint", _("Tap a castle for its score explained.")));
   }
 
   function chart(state) {
@@ -179,9 +191,9 @@
     const min = Math.min(0, ...values), max = Math.max(10, ...values);
     const x = (i) => pad + (i * (width - 2 * pad)) / rounds;
     const y = (v) => height - pad - ((v - min) * (height - 2 * pad)) / (max - min || 1);
-    const { svg, add } = Screens.svgDrawing("0 0 " + width + " " + height, "total score by round");
+    const { svg, add } = Screens.svgDrawing("0 0 " + width + " " + height, _("total score by round"));
     add("line", { x1: pad, y1: y(0), x2: width - pad, y2: y(0), stroke: "#9ca3af" });
-    for (let i = 0; i <= rounds; i++) add("text", { x: x(i), y: height - 8, "font-size": 10, "text-anchor": "middle" }, i === 0 ? "start" : "R" + i);
+    for (let i = 0; i <= rounds; i++) add("text", { x: x(i), y: height - 8, "font-size": 10, "text-anchor": "middle" }, i === 0 ? _("start") : _("R%(n)s", { n: i }));
     add("text", { x: 4, y: y(max) + 4, "font-size": 10 }, String(max));
     add("text", { x: 4, y: y(min) + 4, "font-size": 10 }, String(min));
     const colours = kingdomColours(state);
@@ -196,7 +208,7 @@
       points.forEach((v, j) => add("circle", { cx: x(j), cy: y(v), r: 3.5, fill: colour }));
       add("text", { x: x(points.length - 1) + 5, y: labelY[i], "font-size": 10, fill: colour }, players[i].name + " " + points[points.length - 1]);
     });
-    return h("section.card-panel.chart", h("h2", "Totals by round"), svg);
+    return h("section.card-panel.chart", h("h2", _("Totals by round")), svg);
   }
 
   function scoreTable(state) {
@@ -204,17 +216,17 @@
     const playing = !state.finished;
     // Between rounds "scores" is the round just scored, not the one now starting.
     const provisional = state.scores_of && state.scores_of.final ? {} : (state.scores && state.scores.totals) || {};
-    const head = h("tr", h("th", "Player"), Array.from({ length: rounds }, (_, i) => h("th", "R" + (i + 1))), h("th", "Total"));
+    const head = h("tr", h("th", _("Player")), Array.from({ length: rounds }, (_unused, i) => h("th", _("R%(n)s", { n: i + 1 }))), h("th", _("Total")));
     const rows = (state.players || []).map((p) => h("tr", { dataset: { player: p.name } }, h("td", p.name),
-      Array.from({ length: rounds }, (_, i) => {
+      Array.from({ length: rounds }, (_unused, i) => {
         if (i < p.round_scores.length) return h("td", String(p.round_scores[i]));
-        if (playing && i === state.round - 1 && p.name in provisional) return h("td.muted", { title: "as the board stands now" }, "(" + provisional[p.name] + ")");
+        if (playing && i === state.round - 1 && p.name in provisional) return h("td.muted", { title: _("as the board stands now") }, "(" + provisional[p.name] + ")");
         return h("td.muted", "–");
       }),
       h("td", h("strong", String(p.total)))));
     const bracketed = playing && Object.keys(provisional).length;
     return h("div", h("table.scores", h("thead", head), h("tbody", rows)),
-      bracketed ? h("p.hint", "(n): this round as the board stands now; it counts once the round is scored.") : null);
+      bracketed ? h("p.hint", _("(n): this round as the board stands now; it counts once the round is scored.")) : null);
   }
 
   function castleList(state, ctx) {
@@ -222,8 +234,8 @@
     if (!castles.length || !state.board.cells.length) return null;
     const board = state.board;
     const [top, left] = board.origin;
-    return h("details.card-panel", { open: true }, h("summary", "Castle scores this round (tap for why)"),
-      h("table.scores", h("thead", h("tr", h("th", "Castle"), h("th", "Row"), h("th", "Col"), h("th", "×"), h("th", "Total"))),
+    return h("details.card-panel", { open: true }, h("summary", _("Castle scores this round (tap for why)")),
+      h("table.scores", h("thead", h("tr", h("th", _("Castle")), h("th", _("Row")), h("th", _("Col")), h("th", "×"), h("th", _("Total")))),
         h("tbody", castles.map((c) => {
           const canvas = key([c.cell[0] + top - 1, c.cell[1] + left - 1]);
           const tile = board.cells.find((t) => key(t.cell) === canvas);
@@ -236,44 +248,45 @@
     const colours = kingdomColours(state);
     return h("section.players", (state.players || []).map((p) => h("div.card-panel.player" + (p.name === state.to_act ? ".turn" : ""), { style: Screens.colourStyle(colours, p.name), dataset: { player: p.name } },
       h("h3", p.name + " ", p.suits.map((s) => h("span.suit" + (s === "H" || s === "D" ? ".red" : ""), Cards.SYMBOL[s] + " "))),
-      h("div", "Castles left: ", ["1", "2", "3", "4"].map((rank) => h("span.supply", " rank " + rank + " ×" + (p.supply[rank] ?? 0)))),
-      h("div", "Total ", h("strong", String(p.total))))));
+      h("div", _("Castles left:"), ["1", "2", "3", "4"].map((rank) => h("span.supply", " ", _("X%(rank)s ×%(n)s", { rank, n: p.supply[rank] ?? 0 })))),
+      h("div", _("Total"), " ", h("strong", String(p.total))))));
   }
 
   Games.kingdoms = {
     render(state, ctx) {
       const board = state.board;
       const banner = state.finished
-        ? h("h2", "Winner: " + (state.winners || []).join(" and ") + (state.winners && state.winners.length > 1 ? " share the win" : " wins"))
-        : h("h2", "Round " + state.round + " of " + state.rounds + " · " + board.filled + "/30 cards · " + (state.to_act || "") + " to play");
-      const warnings = ((state.scores && state.scores.warnings) || []).map((w) => h("p.hint", w));
+        ? h("h2", state.winners && state.winners.length > 1 ? _("Winner: %(players)s share the win", { players: I18n.list(state.winners) }) : _("Winner: %(players)s wins", { players: I18n.list(state.winners || []) }))
+        : h("h2", _("Round %(round)s of %(rounds)s · %(filled)s/30 cards · %(player)s to play", { round: state.round, rounds: state.rounds, filled: board.filled, player: state.to_act || "" }));
+      const warnings = ((state.scores && state.scores.warnings) || []).map((w) => h("p.hint", I18n.render(w)));
       const betweenRounds = state.scores_of && state.scores_of.final && !board.cells.length;
       // Whose turn is said once, in the banner; the referee may correct it from a labelled list.
       const others = (state.players || []).filter((p) => p.name !== state.to_act);
-      const turnSelect = h("select#turn-fix", { "aria-label": "correct whose turn it is" },
-        h("option", { value: "" }, "Correct whose turn it is…"), others.map((p) => h("option", { value: p.name }, p.name + " plays next")));
+      const turnSelect = h("select#turn-fix", { "aria-label": _("correct whose turn it is") },
+        h("option", { value: "" }, _("Correct whose turn it is…")), others.map((p) => h("option", { value: p.name }, _("%(player)s plays next", { player: p.name }))));
       turnSelect.addEventListener("change", () => { if (turnSelect.value) ctx.send({ type: "set_turn", player: turnSelect.value }); });
       const refereeActions = ctx.isReferee() && !state.finished ? h("div.row.wrap",
-        board.full ? h("button", { type: "button", onclick: () => ctx.send({ type: "score_round" }) }, "Score the round") : null,
+        board.full ? h("button", { type: "button", onclick: () => ctx.send({ type: "score_round" }) }, _("Score the round")) : null,
         others.length ? turnSelect : null) : null;
       return h("div",
-        h("section.card-panel", banner, h("p.hint", (board.orientation ? board.orientation + " grid · " : "") + "rules: " + (state.options && state.options.rules) +
-          (board.territory_left !== undefined ? " · territory cards left: " + board.territory_left : "")), refereeActions),
+        h("section.card-panel", banner, h("p.hint", [board.orientation ? _(ORIENTATIONS[board.orientation] || board.orientation) : null,
+          _("rules: %(rules)s", { rules: state.options && state.options.rules }),
+          board.territory_left !== undefined ? _("territory cards left: %(n)s", { n: board.territory_left }) : null].filter(Boolean).join(" · ")), refereeActions),
         betweenRounds ? scoredGrid(state, ctx) : null,
-        state.finished ? null : !board.cells.length && !ctx.isReferee() ? h("p.card-panel.hint", "Round " + state.round + ": no card on the table yet.") : renderGrid(state, ctx, board), detail(state, ctx), betweenRounds ? null : warnings,
-        h("section.card-panel", h("h2", "Scores"), scoreTable(state)),
+        state.finished ? null : !board.cells.length && !ctx.isReferee() ? h("p.card-panel.hint", _("Round %(n)s: no card on the table yet.", { n: state.round })) : renderGrid(state, ctx, board), detail(state, ctx), betweenRounds ? null : warnings,
+        h("section.card-panel", h("h2", _("Scores")), scoreTable(state)),
         castleList(state, ctx), supplies(state), chart(state), Screens.rulings(state));
     },
     templates(state) {
       const first = state && state.board && state.board.cells[0];
       const cell = first ? first.cell : [6, 6];
       return [
-        { label: "place", event: { type: "place", cell, card: "5H" } },
-        { label: "replace", event: { type: "replace", cell, card: "5D" } },
-        { label: "remove", event: { type: "remove", cell } },
-        { label: "turn down", event: { type: "turn_down", cell } },
-        { label: "score round", event: { type: "score_round" } },
-        { label: "set turn", event: { type: "set_turn", player: state && state.players ? state.players[0].name : "" } },
+        { label: _("place"), event: { type: "place", cell, card: "5H" } },
+        { label: _("replace"), event: { type: "replace", cell, card: "5D" } },
+        { label: _("remove"), event: { type: "remove", cell } },
+        { label: _("turn down"), event: { type: "turn_down", cell } },
+        { label: _("score round"), event: { type: "score_round" } },
+        { label: _("set turn"), event: { type: "set_turn", player: state && state.players ? state.players[0].name : "" } },
       ];
     },
   };
