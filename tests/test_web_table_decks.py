@@ -10,7 +10,7 @@ import pytest
 
 from companion.session.camera import TableDecks
 from companion.session.table import DeckChoice
-from companion.vision.deckprofile import DeckStore
+from companion.vision.decks.store import DeckStore
 from companion.vision.detections import Detections
 from helpers.decks import INDEX
 from helpers.decks import deck_reading as deck

@@ -308,7 +308,7 @@ def _start_worker(load_options: dict) -> None:
     global _worker_detector
     from companion.vision.detector import Detector
 
-    from companion.vision.deckprofile import load_deck
+    from companion.vision.decks.store import load_deck
 
     options = dict(load_options)
     deck = load_deck(options.pop("deck", None), options.pop("data", None))
