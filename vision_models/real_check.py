@@ -221,7 +221,7 @@ def _read_in_worker(photo: Photo) -> dict:
 
 def _load_detector(deck: str | None = None, data: str | None = None, weights: str | None = None, threads: int = 1):
     from companion.vision import Detector
-    from companion.vision.deckprofile import load_deck
+    from companion.vision.decks.store import load_deck
 
     return Detector.load(weights, tile="auto", threads=threads).with_deck(load_deck(deck, data))
 
