@@ -13,14 +13,22 @@ import sys
 
 import companion
 import companion.commands
+from companion import i18n
 from companion.commands import CommandError
+from companion.i18n import _
+from companion.messages import Message
 
 __all__ = ["CommandError", "build_parser", "main"]
 
+LANGUAGE_CHOICES = ("en", "zh-Hans")
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="companion", description=companion.__doc__)
+    parser = argparse.ArgumentParser(prog="companion", description=_("Card Companion: a camera- and phone-based referee "
+                                                                     "for card games played with a real poker deck."))
     parser.add_argument("--version", action="version", version=f"companion {companion.__version__}")
+    parser.add_argument("--language", metavar="LANG",
+                        help=_("the language of messages and files: en or zh-Hans (default: the shell's LANG, else en)"))
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_info in sorted(pkgutil.iter_modules(companion.commands.__path__), key=lambda m: m.name):
         if module_info.name.startswith("_"):  # shared helpers, not commands
@@ -30,9 +38,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def split_language(argv: list[str] | None) -> tuple[str | None, list[str]]:
+    """``--language`` (anywhere on the line: ``companion --language zh-Hans mat …`` or ``companion serve
+    --language zh-Hans``) and the rest. It is read before the parsers are built, since their help is
+    translated too; ``serve`` also takes it as the phones' default language."""
+    rest = list(sys.argv[1:] if argv is None else argv)
+    language = None
+    for index, word in enumerate(rest):
+        if word == "--":
+            break
+        if word.startswith("--language="):
+            language = word.split("=", 1)[1]
+            del rest[index]
+            break
+        if word == "--language" and index + 1 < len(rest):
+            language = rest[index + 1]
+            del rest[index:index + 2]
+            break
+    return language, rest
+
+
+def error_text(error: BaseException) -> str:
+    """An error in the command line's language: its :class:`Message` when it carries one."""
+    message = getattr(error, "message", None)
+    return i18n.current().render(message) if isinstance(message, Message) else str(error)
+
+
 def main(argv: list[str] | None = None) -> int:
+    language, argv = split_language(argv)
+    i18n.use(language)   # an unknown code: the shell's language, else English
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.language = language
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
@@ -43,5 +80,5 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except (CommandError, ValueError, OSError) as error:
         # ValueError covers the library's own errors (bad cards, illegal events, bad files).
-        print(f"companion: error: {error}", file=sys.stderr)
+        print(_("companion: error: %(error)s", error=error_text(error)), file=sys.stderr)
         return 2

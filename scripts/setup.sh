@@ -13,9 +13,24 @@ dev=0
 stamp=".venv/.setup-$([ "$dev" = 1 ] && echo dev || echo runtime)"
 wanted="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)"
 installed() { [ -f "$1" ] && [ "$(cat "$1")" = "$wanted" ]; }
+# The translation catalogues (companion/locale/*/LC_MESSAGES/messages.po) compiled to .mo, on every run
+# (a .po may change without pyproject.toml); a broken one stops the install, naming its file and line.
+compile_catalogues() {
+    if ! .venv/bin/python scripts/i18n.py compile >/dev/null; then
+        echo "setup: stopped: a translation catalogue does not compile (see above); fix the .po file and run setup again" >&2
+        exit 1
+    fi
+}
+# --dev: the Debian packages the tests need: Chromium (browser tests), poppler's pdftoppm (the mats'
+# PDF rendered to PNG) and a Chinese font (so both draw Chinese text instead of empty boxes).
+dev_debs_present() {
+    command -v chromium >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1 \
+        && fc-list :lang=zh 2>/dev/null | grep -q .
+}
 if { installed "$stamp" || { [ "$dev" = 0 ] && installed .venv/.setup-dev; }; } \
    && .venv/bin/python -c 'import companion, web_ui' 2>/dev/null \
-   && { [ "$dev" = 0 ] || command -v chromium >/dev/null 2>&1; }; then
+   && { [ "$dev" = 0 ] || dev_debs_present; }; then
+    compile_catalogues
     echo "setup: .venv up to date, nothing installed ($(.venv/bin/python -c 'import companion; print("companion", companion.__version__)'))"
     exit 0
 fi
@@ -31,15 +46,17 @@ if [ "$dev" = 1 ]; then
         .venv/bin/python -m pip install -q --force-reinstall --no-deps "opencv-python-headless==5.0.0.93"
     fi
     # Browser tests drive Debian's Chromium; Playwright never downloads a browser of its own.
-    if ! command -v chromium >/dev/null 2>&1; then
+    if ! dev_debs_present; then
+        debs="chromium poppler-utils poppler-data fonts-wqy-microhei"
         if [ "$(id -u)" = 0 ]; then
-            apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null
+            apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $debs >/dev/null
         else
-            sudo apt-get update -q >/dev/null && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null
+            sudo apt-get update -q >/dev/null && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q $debs >/dev/null
         fi
     fi
 else
     .venv/bin/python -m pip install -q -e .
 fi
+compile_catalogues
 echo "$wanted" > "$stamp"
 echo "setup: .venv ready ($(.venv/bin/python -c 'import companion; print("companion", companion.__version__)'))"

@@ -17,8 +17,10 @@ PROJECT_ROOTS = ("companion", "calibration", "web_ui", "vision_models")
 # (and itself). vision_models is training (torch) and sits on top of everything.
 LAYERS = [
     ("package metadata", ["companion"]),
+    ("messages (text as data: ids and parameters, no language)", ["companion.messages"]),
     ("card model", ["companion.cards"]),
     ("game engines", ["companion.games"]),
+    ("translations (catalogues, languages)", ["companion.i18n"]),
     ("calibration", ["calibration"]),
     ("detector runtime", ["companion.vision"]),
     ("synthetic deck and recordings", ["companion.synthetic"]),

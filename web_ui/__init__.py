@@ -40,7 +40,7 @@ def create_app(config: Any = None) -> Flask:
     of overrides applied on top of :class:`Config`."""
     from companion.games import GAMES, get_engine
     from companion.session import TableRegistry
-    from web_ui import api, camera, pages
+    from web_ui import api, camera, i18n, pages
 
     app = Flask(__name__)
     app.config.from_object(Config)
@@ -63,6 +63,7 @@ def create_app(config: Any = None) -> Flask:
     app.extensions["camera"] = camera.CameraHub(app.config)
     app.extensions["pin_lockout"] = api.PinLockout()
 
+    i18n.init_app(app)   # the request's language (Flask-Babel over companion/locale), /language, /i18n/<tag>.js
     api.register_error_handlers(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)

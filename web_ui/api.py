@@ -17,6 +17,8 @@ from companion.session import (Conflict, DeckChoice, KeyReused, SessionError, Ta
                                UnknownDeck)
 from companion.session.table import check_plain_json
 
+from web_ui.i18n import error_text
+
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
@@ -33,14 +35,16 @@ def _json_error(status: int, message: str):
 
 def register_error_handlers(app) -> None:
     """Every failure under /api answers JSON ``{"error": message}`` with a fitting status."""
+    # Each error in the language of the phone that made the request (an engine's or the session's
+    # Message translated here; see web_ui/i18n.py).
     app.register_error_handler(ApiError, lambda e: _json_error(e.status, e.message))
-    app.register_error_handler(TableNotFound, lambda e: _json_error(404, str(e)))
-    app.register_error_handler(Conflict, lambda e: _json_error(409, str(e)))
-    app.register_error_handler(KeyReused, lambda e: _json_error(422, str(e)))
-    app.register_error_handler(UnknownDeck, lambda e: _json_error(422, str(e)))
-    app.register_error_handler(IllegalEvent, lambda e: _json_error(422, str(e)))
+    app.register_error_handler(TableNotFound, lambda e: _json_error(404, error_text(e)))
+    app.register_error_handler(Conflict, lambda e: _json_error(409, error_text(e)))
+    app.register_error_handler(KeyReused, lambda e: _json_error(422, error_text(e)))
+    app.register_error_handler(UnknownDeck, lambda e: _json_error(422, error_text(e)))
+    app.register_error_handler(IllegalEvent, lambda e: _json_error(422, error_text(e)))
     for bad_input in (GameError, SessionError, ValueError):
-        app.register_error_handler(bad_input, lambda e: _json_error(400, str(e)))
+        app.register_error_handler(bad_input, lambda e: _json_error(400, error_text(e)))
 
     def http_error(error: HTTPException):
         if request.path.startswith("/api/"):

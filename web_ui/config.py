@@ -50,6 +50,9 @@ class Config:
     # Whether GET /api/tables and the start page list the tables' join codes: a code is the key to
     # watching a table, so by default strangers are shown none (``companion serve --list-tables``).
     LIST_TABLES = False
+    # The language of a phone whose browser asks for none the companion has ("en" or "zh-Hans";
+    # ``companion serve --language``). Each phone may choose its own (web_ui/i18n.py).
+    LANGUAGE = "en"
     # The game catalogue: None means the real engines (companion.games).
     ENGINES = None
     GAMES = None

@@ -11,6 +11,7 @@ import socket
 import subprocess
 
 from companion.commands import CommandError
+from companion.i18n import _, ngettext, normalize
 
 # Threads for ordinary requests (= web_ui.server.WSGI_THREADS; kept here so --help stays cheap): the
 # phones' live streams are coroutines and need none.
@@ -18,30 +19,33 @@ SERVER_THREADS = 16
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("serve", help="serve the phone referee web app",
-                                   description="Serve the phone referee: players open the page on their phones. "
-                                               "Binds to this machine only unless --host 0.0.0.0 (see docs/web.md).")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for the local network)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    parser.add_argument("--data", default="companion-data", help="data directory: the tables' SQLite journal and the certificate")
-    parser.add_argument("--camera", default=None, metavar="SRC", help="camera for the table pipeline: a device index, video file or URL")
-    parser.add_argument("--https", action="store_true", help="serve HTTPS with a self-signed certificate (phones need it to use their camera)")
+    parser = subparsers.add_parser("serve", help=_("serve the phone referee web app"),
+                                   description=_("Serve the phone referee: players open the page on their phones. "
+                                                 "Binds to this machine only unless --host 0.0.0.0 (see docs/web.md)."))
+    parser.add_argument("--host", default="127.0.0.1", help=_("address to listen on (default 127.0.0.1; 0.0.0.0 for the local network)"))
+    parser.add_argument("--port", type=int, default=8000, help=_("port (default 8000)"))
+    parser.add_argument("--data", default="companion-data", help=_("data directory: the tables' SQLite journal and the certificate"))
+    parser.add_argument("--camera", default=None, metavar="SRC", help=_("camera for the table pipeline: a device index, video file or URL"))
+    parser.add_argument("--https", action="store_true", help=_("serve HTTPS with a self-signed certificate (phones need it to use their camera)"))
+    parser.add_argument("--language", metavar="LANG",
+                        help=_("the pages' language for a phone whose browser asks for neither: en (default) or zh-Hans; "
+                               "each phone may switch (and this command's own messages follow it too)"))
     parser.add_argument("--demo", choices=("kingdoms", "dungeon", "chosen"), default=None, metavar="GAME",
-                        help="play the shipped demo recording of GAME (kingdoms, dungeon or chosen) through the table "
-                             "pipeline into a new table: no camera needed")
+                        help=_("play the shipped demo recording of GAME (kingdoms, dungeon or chosen) through the table "
+                               "pipeline into a new table: no camera needed"))
     parser.add_argument("--demo-detector", choices=("auto", "neural", "truth"), default="auto",
-                        help="demo only: the neural detector (auto: when its weights are installed) or the "
-                             "recording's own card list")
+                        help=_("demo only: the neural detector (auto: when its weights are installed) or the "
+                               "recording's own card list"))
     parser.add_argument("--deck", metavar="NAME",
-                        help="the default deck: the cameras of tables that name no deck read with this one, learned "
-                             "into --data (companion deck learn, or the phone's Teach your deck page). A table names "
-                             "its own deck when it is made or later on its page (the referee's Deck panel)")
+                        help=_("the default deck: the cameras of tables that name no deck read with this one, learned "
+                               "into --data (companion deck learn, or the phone's Teach your deck page). A table names "
+                               "its own deck when it is made or later on its page (the referee's Deck panel)"))
     parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
-                        help="another host name phones use to reach this server (e.g. mypc.local); "
-                             "localhost, 127.0.0.1 and the LAN address are always allowed")
+                        help=_("another host name phones use to reach this server (e.g. mypc.local); "
+                               "localhost, 127.0.0.1 and the LAN address are always allowed"))
     parser.add_argument("--list-tables", action="store_true",
-                        help="show every table's join code on the start page and in GET /api/tables "
-                             "(off: anyone on the network could watch any table)")
+                        help=_("show every table's join code on the start page and in GET /api/tables "
+                               "(off: anyone on the network could watch any table)"))
     parser.add_argument("--threads", type=int, default=SERVER_THREADS, help=argparse.SUPPRESS)
     parser.set_defaults(handler=serve)
 
@@ -71,7 +75,7 @@ def ensure_certificate(directory: pathlib.Path, address: str) -> tuple[pathlib.P
         return cert, key
     openssl = shutil.which("openssl")
     if openssl is None:
-        raise CommandError("--https needs the openssl command to make a certificate (apt install openssl)")
+        raise CommandError(_("--https needs the openssl command to make a certificate (apt install openssl)"))
     names = ["DNS:localhost", "IP:127.0.0.1"]
     try:
         ipaddress.ip_address(address)
@@ -84,7 +88,7 @@ def ensure_certificate(directory: pathlib.Path, address: str) -> tuple[pathlib.P
          "subjectAltName=" + ",".join(dict.fromkeys(names))],
         capture_output=True, text=True)
     if result.returncode != 0:
-        raise CommandError(f"openssl could not make a certificate: {result.stderr.strip()[:300]}")
+        raise CommandError(_("openssl could not make a certificate: %(error)s", error=result.stderr.strip()[:300]))
     key.chmod(0o600)
     return cert, key
 
@@ -145,7 +149,7 @@ def check_default_deck(name: str, data: pathlib.Path) -> str:
     try:
         load_deck(name, data)
     except ValueError as error:
-        raise CommandError(f"--deck: {error}") from None
+        raise CommandError(_("--deck: %(error)s", error=error)) from None
     return name
 
 
@@ -153,30 +157,42 @@ def serve(args) -> int:
     from web_ui import create_app
 
     if not 0 < args.port < 65536:
-        raise CommandError(f"--port must be 1-65535, got {args.port}")
+        raise CommandError(_("--port must be 1-65535, got %(port)s", port=args.port))
     data = pathlib.Path(args.data)
     url = public_url(args.host, args.port, args.https)
     config = {"DATA_DIR": str(data), "PUBLIC_URL": url, "CAMERA_SOURCE": args.camera, "LIST_TABLES": args.list_tables,
               "TRUSTED_HOSTS": trusted_hosts(args.host, url, args.allow_host)}
+    language = getattr(args, "language", None)
+    if language:
+        # an unknown code is no error: the pages fall back to English (and say so here)
+        config["LANGUAGE"] = normalize(language) or "en"
+        if normalize(language) is None:
+            print(_("--language %(code)s is not a language the companion has (en, zh-Hans): the pages default to English",
+                    code=language))
     if args.demo:
         if args.camera:
-            raise CommandError("--demo plays a recording as the camera: leave out --camera")
+            raise CommandError(_("--demo plays a recording as the camera: leave out --camera"))
         config.update(demo_config(args.demo, args.demo_detector))
     if args.deck:
         config["DEFAULT_DECK"] = check_default_deck(args.deck, data)
     app = create_app(config)
-    print(f"Card Companion: {len(app.extensions['registry'].list())} table(s) in {data.resolve()}")
+    count = len(app.extensions['registry'].list())
+    print(ngettext("Card Companion: %(n)d table in %(data)s", "Card Companion: %(n)d tables in %(data)s", count,
+                   data=data.resolve()))
     if args.demo:
         table, pin = start_demo_table(app, args.demo)
-        print(f"Demo: the {args.demo} recording plays into table {table.id} (referee PIN {pin}): {url}t/{table.id}")
-    print(f"Open {url} on the phones" + ("" if args.host not in ("127.0.0.1", "localhost", "::1")
-                                         else " (this machine only: --host 0.0.0.0 opens it to the local network)"))
+        print(_("Demo: the %(game)s recording plays into table %(table)s (referee PIN %(pin)s): %(url)s",
+                game=args.demo, table=table.id, pin=pin, url=f"{url}t/{table.id}"))
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(_("Open %(url)s on the phones", url=url))
+    else:
+        print(_("Open %(url)s on the phones (this machine only: --host 0.0.0.0 opens it to the local network)", url=url))
     from web_ui.server import serve_forever
 
     cert = key = None
     if args.https:
         cert, key = ensure_certificate(data / "tls", url.split("//", 1)[1].rsplit(":", 1)[0].strip("[]"))
-        print(f"HTTPS with the self-signed certificate {cert}: each phone accepts it once")
+        print(_("HTTPS with the self-signed certificate %(cert)s: each phone accepts it once", cert=cert))
     serve_forever(app, args.host, args.port, args.threads, str(cert) if cert else None, str(key) if key else None)
     return 0
 

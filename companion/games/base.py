@@ -9,9 +9,20 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, TypeVar
 
+from companion.messages import Message
+
 
 class GameError(ValueError):
-    """Base class of every rule error; ValueError so callers can treat it as bad input."""
+    """Base class of every rule error; ValueError so callers can treat it as bad input.
+
+    Raised with a :class:`~companion.messages.Message` (an English id with parameters), which the web UI
+    and the command line translate; ``str(error)`` is the English sentence. Plain text still works
+    (shown untranslated).
+    """
+
+    def __init__(self, message: "Message | str" = "", *args: object) -> None:
+        super().__init__(str(message), *args)
+        self.message: Message = message if isinstance(message, Message) else Message(str(message))
 
 
 class IllegalEvent(GameError):
