@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.vision.deckprofile import DeckStore
+from companion.vision.decks.store import DeckStore
 from helpers.browser import PHONE
 from helpers.decks import deck_reading as deck
 from helpers.web import running_server
@@ -65,7 +65,7 @@ def test_a_full_size_phone_photo_of_a_deck_is_sent_small_enough_and_still_learne
     import cv2
     import numpy as np
 
-    from companion.vision.deckprofile import DECK_CODES
+    from companion.vision.decks.profile import DECK_CODES
     from helpers.decks import spread
 
     table, _ = spread(list(DECK_CODES))

@@ -13,15 +13,9 @@ from helpers.decks import saved_decks as _saved
 from companion.cli import main
 from companion.synthetic.deck import card_mask, render_card
 from companion.vision.deck_folder import card_images, code_from_filename
-from companion.vision.deckprofile import (
-    DECK_CODES,
-    STANDARD_CODES,
-    UNPLACED_COST,
-    DeckStore,
-    _assign,
-    build_profile,
-    default_data_dir,
-)
+from companion.vision.decks.assignment import UNPLACED_COST, assign
+from companion.vision.decks.profile import DECK_CODES, STANDARD_CODES, build_profile
+from companion.vision.decks.store import DeckStore, default_data_dir
 
 
 def test_the_assignment_places_each_code_once_and_leaves_a_stray_out():
@@ -33,7 +27,7 @@ def test_the_assignment_places_each_code_once_and_leaves_a_stray_out():
     # two cards that could as well be each other
     costs[0, truth[1]] = costs[1, truth[0]] = 0.25
     costs[53] = UNPLACED_COST + 2          # a stray box that fits nothing
-    placed, margins = _assign(costs, {})
+    placed, margins = assign(costs, {})
     assert placed[:53] == [int(c) for c in truth]
     assert placed[53] is None
     assert len({p for p in placed if p is not None}) == 53
@@ -45,7 +39,7 @@ def test_a_named_card_is_placed_as_told_and_pushes_the_other_away():
     costs = np.full((2, len(DECK_CODES)), 5.0)
     costs[0, 0] = costs[1, 0] = 0.1
     costs[1, 1] = 0.5
-    placed, margins = _assign(costs, {1: DECK_CODES[0]})
+    placed, margins = assign(costs, {1: DECK_CODES[0]})
     assert placed[1] == 0 and placed[0] != 0 and margins[1] == np.inf
 
 
@@ -257,7 +251,8 @@ def test_a_card_folder_with_unknown_names_or_missing_cards_is_refused_by_name(le
 
 def test_two_copies_of_a_card_are_named_and_nothing_is_saved_until_the_player_settles_it(learned, tmp_path, capsys):
     from companion.vision import Detector
-    from companion.vision.deckprofile import learn_from_photos, read_photos
+    from companion.vision.decks.photo_reading import read_photos
+    from companion.vision.decks.photos import learn_from_photos
 
     saved = _saved(learned)
     image, _ = second_copy_spread("7H", "QS")        # the 7 of hearts replaced by a second queen of spades
@@ -293,7 +288,7 @@ def test_a_copy_dealt_beside_or_below_its_card_in_overlapping_rows_is_named_and_
     closer than one card's corners: the grouping joins them as one card, read the same way up."""
     from companion.synthetic.deck import ArtDeck
     from companion.vision import Detector
-    from companion.vision.deckprofile import learn_from_photos
+    from companion.vision.decks.photos import learn_from_photos
     from vision_models.deck_scenes import spread_photo
 
     art = ArtDeck(_write_deck(tmp_path / "cards", list(DECK_CODES) + ["BACK"]))
@@ -311,7 +306,7 @@ def test_a_copy_dealt_beside_or_below_its_card_in_overlapping_rows_is_named_and_
 
 def test_two_whole_decks_in_one_photo_are_refused_as_more_than_one_deck_and_one_deck_is_not(tmp_path):
     from companion.vision import Detector
-    from companion.vision.deckprofile import learn_from_photos
+    from companion.vision.decks.photos import learn_from_photos
 
     detector = Detector.load(tile="auto")
     both, _ = spread(list(DECK_CODES) * 2)
@@ -341,7 +336,7 @@ def test_table_run_and_serve_take_a_learned_deck_and_refuse_an_unknown_one(learn
 
 
 def test_a_learned_back_keeps_boxes_of_its_colours_and_drops_others():
-    from companion.vision.deckprofile import back_histogram
+    from companion.vision.decks.profile import back_histogram
 
     blue = np.zeros((200, 300, 3), np.uint8)
     blue[:, :150] = (200, 60, 20)          # the deck's back: blue
@@ -358,7 +353,7 @@ def test_with_parts_two_photos_of_half_a_deck_make_a_deck_and_without_they_do_no
     from helpers.decks import CARD_H, CARD_W
 
     from companion.vision import Detector
-    from companion.vision.deckprofile import learn_from_photos
+    from companion.vision.decks.photos import learn_from_photos
 
     halves = [list(DECK_CODES[:27]), list(DECK_CODES[27:])]
     photos, truths = zip(*(spread(half) for half in halves))

@@ -5,7 +5,9 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.deckprofile import DeckStore, back_histogram, build_profile
+from companion.vision.decks.profile import back_histogram, build_profile
+
+from companion.vision.decks.store import DeckStore
 from companion.vision.decode import RawBoxes
 from companion.vision.detector import BACK_CLASS, INDEX_CLASS, Detector
 from companion.vision.ink import INK_HUE_BINS, ink_colours
@@ -107,10 +109,11 @@ def _patterned_back() -> np.ndarray:
 def test_a_back_learned_from_a_clean_scan_knows_the_back_as_a_table_camera_sees_it():
     """Small (a card 60 px wide), dimmer and noisy: the scan's pattern blends into one pinkish red
     (one histogram of the clean scan put this view just beyond BACK_MAX_DISTANCE)."""
-    from companion.vision.deckprofile import DeckProfile, _back_scan_histograms
+    from companion.vision.decks.folder import back_scan_histograms
+    from companion.vision.decks.profile import DeckProfile
 
     scan = _patterned_back()
-    profile = DeckProfile("scan", ("AS",), np.eye(1, 4, dtype=np.float32), np.mean(_back_scan_histograms(scan), 0))
+    profile = DeckProfile("scan", ("AS",), np.eye(1, 4, dtype=np.float32), np.mean(back_scan_histograms(scan), 0))
     table = np.full((300, 300, 3), (60, 110, 50), np.uint8)
     small = cv2.resize(scan, (60, 84), interpolation=cv2.INTER_AREA)
     seen = np.clip(small.astype(np.float32) * 0.75 + np.random.default_rng(1).normal(0, 6, small.shape), 0, 255)
@@ -123,7 +126,7 @@ def test_a_back_learned_from_a_clean_scan_knows_the_back_as_a_table_camera_sees_
 def test_a_deck_learned_without_a_joker_says_so_and_one_with_both_does_not():
     """Jokers are optional in the photos, so a missing one does not block saving, but the player is told:
     a joker whose index is a star may be found by no box at all (held-out tigullio's BJ)."""
-    from companion.vision.deckprofile import LearnResult
+    from companion.vision.decks.result import LearnResult
 
     codes = ["AS", "SJ"]
     profile = build_profile("home", codes, [np.eye(4)[0], np.eye(4)[1]], [], {})

@@ -8,8 +8,10 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.vision.decks.profile import DECK_CODES, build_profile
+
+from companion.vision.decks.store import DeckStore
 from helpers.text import words
-from companion.vision.deckprofile import DECK_CODES, DeckStore, build_profile
 from helpers.decks import CARD_H, CARD_W, corrupt_images, saved_decks, second_copy_spread, spread
 from web_ui import create_app
 

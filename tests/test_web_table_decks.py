@@ -11,7 +11,7 @@ import pytest
 from helpers.text import words
 from companion.session.camera import TableDecks
 from companion.session.table import DeckChoice
-from companion.vision.deckprofile import DeckStore
+from companion.vision.decks.store import DeckStore
 from companion.vision.detections import Detections
 from helpers.decks import INDEX
 from helpers.decks import deck_reading as deck

@@ -38,7 +38,7 @@ def _name_unsure(result, truth_by_photo, named: dict[int, str]) -> dict[int, str
 
 def learn_answering(detector, photos, truths, deck: str):
     """``learn_from_photos``, the player answering what it asks from the spreads' truth: (result, cards named)."""
-    from companion.vision.deckprofile import learn_from_photos
+    from companion.vision.decks.photos import learn_from_photos
 
     result = learn_from_photos(detector, photos, deck)
     named: dict[int, str] = {}
@@ -53,7 +53,7 @@ def learn_answering(detector, photos, truths, deck: str):
 
 def check(deck: str, spreads: int, scenes: int, detector) -> list[dict]:
     from companion.vision import load_image
-    from companion.vision.deckprofile import DeckStore
+    from companion.vision.decks.store import DeckStore
     from companion.vision.evaluation import evaluate_folder
     from vision_models.deck_scenes import write
 

@@ -10,7 +10,7 @@ copy of its left neighbour, and of the card above it) and with the seeded copy d
 deck, stored as JPEG (quality
 90, as ``deck_scenes`` writes them; ``--lossless``: as drawn), learns each alone
 (``companion deck learn``'s code path), and counts the "two copies of X?" problems. With ``--span``
-it tries several ``deckprofile.ONE_CARD_SPAN`` values on the same readings (the detector runs once),
+it tries several ``decks.copies.ONE_CARD_SPAN`` values on the same readings (the detector runs once),
 with ``--unlikely`` several ``UNLIKELY_PLACE_COST``.
 """
 from __future__ import annotations
@@ -35,15 +35,16 @@ def main(argv: list[str] | None = None) -> None:
     from companion.cards import CLASS_NAMES
     from companion.synthetic.deck import ArtDeck
     from companion.vision import Detector
-    from companion.vision import deckprofile
+    from companion.vision.decks import copies, photo_reading
+    from companion.vision.decks.photos import learn_from_photos
     from vision_models.deck_scenes import spread_photo
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("decks", nargs="+")
     parser.add_argument("--spreads", type=int, default=3, help="photos per deck, each normal and with a copy (default 3)")
-    parser.add_argument("--span", type=float, nargs="+", default=[deckprofile.ONE_CARD_SPAN],
+    parser.add_argument("--span", type=float, nargs="+", default=[copies.ONE_CARD_SPAN],
                         help="ONE_CARD_SPAN values to try (index sizes)")
-    parser.add_argument("--unlikely", type=float, nargs="+", default=[deckprofile.UNLIKELY_PLACE_COST],
+    parser.add_argument("--unlikely", type=float, nargs="+", default=[copies.UNLIKELY_PLACE_COST],
                         help="UNLIKELY_PLACE_COST values to try (nats)")
     parser.add_argument("--lossless", action="store_true", help="the rendered photos as drawn, not as JPEG (quality 90)")
     args = parser.parse_args(argv)
@@ -65,19 +66,19 @@ def main(argv: list[str] | None = None) -> None:
                 image, _ = spread_photo(art, seed, second_copy=second_copy)
                 if not args.lossless:     # stored as deck_scenes.write stores its spreads (and a phone its photos)
                     image = cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1], cv2.IMREAD_COLOR)
-                readings = deckprofile.read_photos(detector, [("spread", image)])
+                readings = photo_reading.read_photos(detector, [("spread", image)])
                 photos.append((deck, seed, kind, second_copy and second_copy[1], readings))
-    defaults = deckprofile.ONE_CARD_SPAN, deckprofile.UNLIKELY_PLACE_COST
+    defaults = copies.ONE_CARD_SPAN, copies.UNLIKELY_PLACE_COST
     copies = ("replaced", "beside", "below", "extra")
     print("| ONE_CARD_SPAN | UNLIKELY_PLACE_COST | normal photos flagged | of them kept from saving by it alone | "
           "copy named: one card replaced | ... by a copy of its left neighbour | ... of the card above | a copy added | "
           "another code named too | photos with a copy saved all the same |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for span, unlikely in itertools.product(args.span, args.unlikely):
-        deckprofile.ONE_CARD_SPAN, deckprofile.UNLIKELY_PLACE_COST = span, unlikely
+        copies.ONE_CARD_SPAN, copies.UNLIKELY_PLACE_COST = span, unlikely
         counts = dict.fromkeys(("flagged", "blocked", "wrong", "saved", *copies), 0)
         for deck, seed, kind, copied, readings in photos:
-            result = deckprofile.learn_from_photos(detector, [("spread", None)], "check", readings=readings)
+            result = learn_from_photos(detector, [("spread", None)], "check", readings=readings)
             problems = result.problems
             found = _copied(problems)
             if kind == "normal":
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"| {span:g} | {unlikely:g} | {counts['flagged']} of {n} | {counts['blocked']} | "
               + " | ".join(f"{counts[kind]} of {n}" for kind in copies)
               + f" | {counts['wrong']} of {len(copies) * n} | {counts['saved']} of {len(copies) * n} |", flush=True)
-    deckprofile.ONE_CARD_SPAN, deckprofile.UNLIKELY_PLACE_COST = defaults
+    copies.ONE_CARD_SPAN, copies.UNLIKELY_PLACE_COST = defaults
 
 
 if __name__ == "__main__":

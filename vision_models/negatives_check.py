@@ -192,7 +192,8 @@ def learned_deck(detector, deck_name: str, source: str):
     ``var/deckcheck/data`` as ``<deck>-photo`` or ``<deck>-images`` (names ``deck_check``, which
     keeps its decks there by their own names, never overwrites) and read from there when present."""
     from companion.vision import load_image
-    from companion.vision.deckprofile import DeckStore, learn_from_folder
+    from companion.vision.decks.folder import learn_from_folder
+    from companion.vision.decks.store import DeckStore
     from companion.synthetic.deck import ArtDeck
     from vision_models.deck_check import learn_answering
     from vision_models.deck_scenes import spread_photo

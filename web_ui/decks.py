@@ -35,7 +35,7 @@ def _drafts() -> collections.OrderedDict:
 
 
 def _store():
-    from companion.vision.deckprofile import DeckStore
+    from companion.vision.decks.store import DeckStore
 
     return DeckStore(current_app.config["DATA_DIR"])
 
@@ -84,7 +84,8 @@ def list_decks():
 
 @bp.post("/api/decks/drafts")
 def new_draft():
-    from companion.vision.deckprofile import DeckStore, learn_from_photos
+    from companion.vision.decks.photos import learn_from_photos
+    from companion.vision.decks.store import DeckStore
     from companion.vision.frames import decode_image
 
     name = (request.form.get("name") or "").strip()
@@ -133,7 +134,7 @@ def draft_photo(draft: str, number: int):
 @bp.post("/api/decks/drafts/<draft>/save")
 def save_draft(draft: str):
     from companion.cards import Card, InvalidCardError
-    from companion.vision.deckprofile import learn_from_photos
+    from companion.vision.decks.photos import learn_from_photos
 
     entry = _drafts().get(draft)
     if entry is None:
@@ -163,7 +164,7 @@ def save_draft(draft: str):
 
 @bp.delete("/api/decks/<name>")
 def remove_deck(name: str):
-    from companion.vision.deckprofile import DeckStore
+    from companion.vision.decks.store import DeckStore
 
     try:
         DeckStore.check_name(name)

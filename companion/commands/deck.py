@@ -31,7 +31,7 @@ def add_deck_options(parser, deck_help: str | None = None) -> None:
 
 def load_named_deck(args):
     """The deck ``--deck`` names (None without one); a clear error when it does not exist."""
-    from companion.vision.deckprofile import load_deck
+    from companion.vision.decks.store import load_deck
 
     return load_deck(getattr(args, "deck", None), getattr(args, "data", None))
 
@@ -82,7 +82,9 @@ def _corrections(items: list[str]) -> dict[int, str]:
 def learn_command(args) -> int:
     from companion.vision import Detector, load_image
     from companion.vision.deck_folder import card_images
-    from companion.vision.deckprofile import DeckStore, learn_from_folder, learn_from_photos
+    from companion.vision.decks.folder import learn_from_folder
+    from companion.vision.decks.photos import learn_from_photos
+    from companion.vision.decks.store import DeckStore
 
     store = DeckStore(args.data)
     store.check_name(args.name)
@@ -131,7 +133,7 @@ def learn_command(args) -> int:
 
 
 def list_command(args) -> int:
-    from companion.vision.deckprofile import DeckStore
+    from companion.vision.decks.store import DeckStore
 
     store = DeckStore(args.data)
     names = store.names()
@@ -145,7 +147,8 @@ def list_command(args) -> int:
 
 
 def show_command(args) -> int:
-    from companion.vision.deckprofile import DECK_CODES, DeckStore
+    from companion.vision.decks.profile import DECK_CODES
+    from companion.vision.decks.store import DeckStore
 
     profile = DeckStore(args.data).load(args.name)
     learned = profile.learned_codes
@@ -161,7 +164,7 @@ def show_command(args) -> int:
 
 
 def remove_command(args) -> int:
-    from companion.vision.deckprofile import DeckStore
+    from companion.vision.decks.store import DeckStore
 
     DeckStore(args.data).remove(args.name)
     print(_('removed deck %(name)s', name=repr(args.name)))

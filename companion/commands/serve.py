@@ -148,7 +148,7 @@ def start_demo_table(app, game: str):
 
 def check_default_deck(name: str, data: pathlib.Path) -> str:
     """``--deck NAME`` checked now (a wrong name fails before serving): the tables that name no deck read with it."""
-    from companion.vision.deckprofile import load_deck
+    from companion.vision.decks.store import load_deck
 
     try:
         load_deck(name, data)

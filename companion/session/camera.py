@@ -86,14 +86,14 @@ class DeckUse:
 
 
 class TableDecks:
-    """Each table's deck, found in the data folder (``<data>/decks``, companion.vision.deckprofile): the
+    """Each table's deck, found in the data folder (``<data>/decks``, companion.vision.decks.store): the
     server's ``default`` for a table that names none (``companion serve --deck``). A deck that is gone
     or damaged is read without (the general models), and :class:`DeckUse` says so. A profile is loaded
     once and again only when its files are replaced (a stat per look, so a removed deck is noticed on
     the next frame). Thread-safe: every feed of a server shares one."""
 
     def __init__(self, data_dir: str | os.PathLike, default: str | None = None) -> None:
-        from companion.vision.deckprofile import DeckStore
+        from companion.vision.decks.store import DeckStore
 
         self.store = DeckStore(data_dir)
         self.default = default

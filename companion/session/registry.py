@@ -64,7 +64,7 @@ class TableRegistry:
                  engines: Callable[[str], Any] = get_engine, games: tuple[str, ...] = GAMES) -> None:
         # ``engines`` and ``games`` are the game catalogue; tests may bring their own.
         self.store = EventStore(data_dir)
-        self.data_dir = pathlib.Path(data_dir)   # also holds the learned decks (decks/NAME, companion.vision.deckprofile)
+        self.data_dir = pathlib.Path(data_dir)   # also holds the learned decks (decks/NAME, companion.vision.decks.store)
         self.clock = clock
         self.engines = engines
         self.games = games
@@ -146,7 +146,7 @@ class TableRegistry:
 
     def deck_names(self) -> list[str]:
         """The decks learned into this data folder."""
-        from companion.vision.deckprofile import DeckStore
+        from companion.vision.decks.store import DeckStore
 
         return DeckStore(self.data_dir).names()
 
@@ -154,7 +154,7 @@ class TableRegistry:
         """Raises UnknownDeck unless the deck ``choice`` names is in the data folder (no deck always is)."""
         if choice.server_default or choice.name is None:
             return
-        from companion.vision.deckprofile import DeckStore
+        from companion.vision.decks.store import DeckStore
 
         store = DeckStore(self.data_dir)
         if not store.exists(choice.name):

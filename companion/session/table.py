@@ -91,7 +91,7 @@ class DeckChoice:
         name = body["deck"]
         if name is None:
             return cls(None, server_default=False)
-        from companion.vision.deckprofile import DeckStore   # the deck name's rules live with the decks
+        from companion.vision.decks.store import DeckStore   # the deck name's rules live with the decks
 
         try:
             return cls(DeckStore.check_name(name), server_default=False)

@@ -168,7 +168,7 @@ class Detector:
                  conf: float | None = None, iou: float | None = None, back_conf: float | None = None,
                  max_det: int = 300, tile: int | str | None = None):
         self.tile = parse_tile(tile)
-        # A learned deck (companion.vision.deckprofile.DeckProfile): indices are read against its
+        # A learned deck (companion.vision.decks.profile.DeckProfile): indices are read against its
         # prototypes and face-down boxes checked against its back. None: the general models alone.
         self.deck = None
         # How large a corner index is in frame pixels, when the caller knows (a table pipeline does,

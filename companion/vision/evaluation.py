@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from companion.cards import Card, InvalidCardError
+from companion.cards import RANK_NAMES, Card, InvalidCardError
 from companion.vision.detections import Detections
 from companion.vision.frames import load_image
 from companion.vision.holdout import is_holdout
@@ -103,12 +103,20 @@ class LabelledBox:
 
 @dataclass(frozen=True)
 class TruthCard:
+    """One labelled card: its code and its labelled corner indices, or (``whole``) one box around the whole card."""
+
     code: str
     parts: tuple[LabelledBox, ...]
+    whole: bool = False
 
     @property
     def scale(self) -> float:
         return float(np.mean([p.scale for p in self.parts]))
+
+
+def whole_cards(boxes: list[LabelledBox]) -> list[TruthCard]:
+    """Labels that box whole cards (poker-cards-rf100, the webcam strips): each box is one card."""
+    return [TruthCard(box.code, (box,), whole=True) for box in boxes]
 
 
 def read_labels(label_path: Path, names: list[str], width: int, height: int) -> list[LabelledBox]:
@@ -162,8 +170,24 @@ def group_truth(boxes: list[LabelledBox]) -> list[TruthCard]:
     return cards
 
 
-def _distance_if_at(prediction_box: np.ndarray, prediction_centre: np.ndarray, truth: TruthCard) -> float | None:
-    """Normalised distance from a prediction to a ground-truth card, or None when it is not at that card."""
+def _inside(point: np.ndarray, box) -> bool:
+    return bool(box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3])
+
+
+def _distance_if_at(prediction_box: np.ndarray, prediction_centre: np.ndarray, truth: TruthCard,
+                    other_centre: np.ndarray | None = None) -> float | None:
+    """Normalised distance from a prediction to a ground-truth card, or None when it is not at that card.
+
+    A whole-card label holds a prediction whose centre lies inside its box, or whose other centre
+    does (a lone index read facing the wrong way puts the centre on its far side): the distance is
+    then from the box's centre, in the box's longer side.
+    """
+    if truth.whole:
+        box = truth.parts[0].box
+        scale = truth.parts[0].scale
+        centres = [prediction_centre] + ([other_centre] if other_centre is not None and np.isfinite(other_centre).all() else [])
+        inside = [float(np.linalg.norm(c - truth.parts[0].center)) / scale for c in centres if _inside(c, box)]
+        return min(inside) if inside else None
     best = None
     for part in truth.parts:
         centre = part.center
@@ -189,12 +213,24 @@ class ImageScore:
         return len(self.confusions) * 2 + len(self.misses) + len(self.false_positives)
 
 
-def score_image(image: str, truth: list[TruthCard], predicted: Detections) -> ImageScore:
+def rank_only(code: str) -> str:
+    """A code as labels that name ranks only read it (the webcam strips): ``10H`` → ``10``; jokers and BACK stay."""
+    card = Card.parse(code)
+    return RANK_NAMES[card.rank - 1] if card.rank is not None else card.code
+
+
+def score_image(image: str, truth: list[TruthCard], predicted: Detections, read_as=None) -> ImageScore:
+    """Match one photo's predicted cards to its labelled cards (the module's rules).
+
+    ``read_as`` maps each predicted code before it is compared (e.g. :func:`rank_only` where the labels
+    name ranks only)."""
     score = ImageScore(image)
+    codes = [read_as(c) for c in predicted.codes] if read_as is not None else list(predicted.codes)
+    other = predicted.other_centers
     distances = {}
     for p in range(len(predicted)):
         for t, card in enumerate(truth):
-            d = _distance_if_at(predicted.boxes[p], predicted.centers[p], card)
+            d = _distance_if_at(predicted.boxes[p], predicted.centers[p], card, other[p])
             if d is not None:
                 distances[p, t] = d
     free_p, free_t = set(range(len(predicted))), set(range(len(truth)))
@@ -202,18 +238,93 @@ def score_image(image: str, truth: list[TruthCard], predicted: Detections) -> Im
         for (p, t), _ in sorted(distances.items(), key=lambda item: item[1]):
             if p not in free_p or t not in free_t:
                 continue
-            if (predicted.codes[p] == truth[t].code) != same_code:
+            if (codes[p] == truth[t].code) != same_code:
                 continue
             free_p.discard(p)
             free_t.discard(t)
             if same_code:
                 score.true_positives.append(truth[t].code)
             else:
-                score.confusions.append((truth[t].code, predicted.codes[p]))
+                score.confusions.append((truth[t].code, codes[p]))
     score.misses = sorted(truth[t].code for t in free_t)
-    score.false_positives = sorted(predicted.codes[p] for p in free_p)
+    score.false_positives = sorted(codes[p] for p in free_p)
     score.false_positive_rows = sorted(free_p)
     return score
+
+
+def _share_rank_or_suit(a: str, b: str) -> bool:
+    try:
+        first, second = Card.parse(a), Card.parse(b)
+    except InvalidCardError:   # rank-only codes: nothing but the rank to share
+        return a == b
+    return (first.rank is not None and first.rank == second.rank) or (first.suit is not None and first.suit is second.suit)
+
+
+def score_codes(image: str, truth: list[str], predicted: list[str]) -> ImageScore:
+    """Score a photo whose labels list its cards without saying where they lie (one code per card).
+
+    Each code is matched by count: as many right as it is both read and there. A code read but not
+    there is a confusion with a code there but not read (a misread), a shared rank or suit first
+    (a misread keeps one of them more often than not), as long as both remain; what is left over is
+    missed or false.
+    """
+    score = ImageScore(image)
+    wanted, seen = Counter(truth), Counter(predicted)
+    for code in sorted(set(wanted) & set(seen)):
+        score.true_positives += [code] * min(wanted[code], seen[code])
+    missing = sorted((wanted - seen).elements())
+    extra = sorted(code for code in (seen - wanted).elements() if code not in wanted)
+    surplus = sorted(code for code in (seen - wanted).elements() if code in wanted)
+    for alike in (True, False):
+        for wrong in list(extra):
+            partner = next((m for m in missing if alike is False or _share_rank_or_suit(m, wrong)), None)
+            if partner is not None and (wrong != "BACK") == (partner != "BACK"):
+                missing.remove(partner)
+                extra.remove(wrong)
+                score.confusions.append((partner, wrong))
+    score.misses = missing
+    score.false_positives = sorted(extra + surplus)
+    return score
+
+
+def error_taxonomy(scores: list[ImageScore]) -> dict:
+    """Where the errors are, photo by photo: each labelled card is right, misread or missed, and each
+    false reading is a card counted twice or a phantom.
+
+    * **counted twice**: a face code read more often than it is there (the surplus of a code the photo
+      holds, up to its false readings): two readings of one card that the grouping left apart;
+    * **misread**: a wrong code where a labelled card was not read right (a confusion);
+    * **missed faces / backs**: labelled cards nothing was read at;
+    * **phantom faces / backs**: the other false readings (a code the photo does not hold, or a code
+      it holds read at a place none lies; every false back).
+
+    ``cards`` = right + misread + missed faces + missed backs; precision's false positives = counted
+    twice + misread + phantom faces + phantom backs.
+    """
+    totals = Counter()
+    for s in scores:
+        truth = Counter(s.true_positives) + Counter(t for t, _ in s.confusions) + Counter(s.misses)
+        read = Counter(s.true_positives) + Counter(p for _, p in s.confusions) + Counter(s.false_positives)
+        false = Counter(s.false_positives)
+        twice = sum(min(false[c], max(0, read[c] - truth[c])) for c in false if c != "BACK" and truth[c])
+        totals["cards"] += sum(truth.values())
+        totals["right"] += len(s.true_positives)
+        totals["counted_twice"] += twice
+        totals["misread"] += len(s.confusions)
+        totals["missed_faces"] += sum(1 for c in s.misses if c != "BACK")
+        totals["missed_backs"] += sum(1 for c in s.misses if c == "BACK")
+        totals["phantom_backs"] += false["BACK"]
+        totals["phantom_faces"] += sum(false.values()) - false["BACK"] - twice
+    keys = ("cards", "right", "counted_twice", "missed_faces", "missed_backs", "misread", "phantom_faces", "phantom_backs")
+    return {k: totals[k] for k in keys}
+
+
+def _code_order(code: str) -> tuple:
+    """Cards in the card model's order, BACK last; rank-only codes (``K``) by rank."""
+    if code in RANK_NAMES:
+        return (False, 0, RANK_NAMES.index(code))
+    card = Card.parse(code)
+    return (code == "BACK", 1, card.kind.value, card.rank or 0, card.suit.value if card.suit else "")
 
 
 def _prf(tp: int, fp: int, fn: int) -> dict:
@@ -234,7 +345,7 @@ def summarise(scores: list[ImageScore]) -> dict:
             confusions[truth, predicted] += 1
             fn[truth] += 1
             fp[predicted] += 1
-    codes = sorted(set(tp) | set(fp) | set(fn), key=lambda c: (c == "BACK", Card.parse(c)))
+    codes = sorted(set(tp) | set(fp) | set(fn), key=_code_order)
     timings = [s.ms for s in scores]
     return {
         "images": len(scores),
@@ -308,7 +419,7 @@ def _start_worker(load_options: dict) -> None:
     global _worker_detector
     from companion.vision.detector import Detector
 
-    from companion.vision.deckprofile import load_deck
+    from companion.vision.decks.store import load_deck
 
     options = dict(load_options)
     deck = load_deck(options.pop("deck", None), options.pop("data", None))

@@ -2,7 +2,7 @@
 
 Most decks print their two jokers alike but for the colour, and a four-colour deck tells its suits
 by colour first; the classifier's features, trained on two-colour decks, weigh shape over colour.
-A learned deck (:mod:`companion.vision.deckprofile`) keeps these colours per prototype.
+A learned deck (:mod:`companion.vision.decks.profile`) keeps these colours per prototype.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def ink_colours(crop: np.ndarray) -> np.ndarray:
 
     Ink is what is clearly darker or more coloured than the crop's paper; a crop with no ink (a
     blank box) gives all zeros, which agrees with nothing and disagrees with nothing (see
-    :meth:`companion.vision.deckprofile.DeckProfile.similarities`).
+    :meth:`companion.vision.decks.profile.DeckProfile.similarities`).
     """
     lab = cv2.cvtColor(np.ascontiguousarray(crop[..., :3]), cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     lightness, a, b = lab[:, 0], lab[:, 1] - 128, lab[:, 2] - 128

@@ -140,7 +140,7 @@ class Model:
 
 
 # The classifier's pooled features, the input of its last linear layer: a 1280-number description
-# of a crop that a learned deck's prototypes are compared in (companion.vision.deckprofile).
+# of a crop that a learned deck's prototypes are compared in (companion.vision.decks.profile).
 EMBEDDING_OUTPUT = "embedding"
 
 

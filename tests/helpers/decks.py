@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from companion.synthetic.deck import card_mask, render_card
-from companion.vision.deckprofile import build_profile
+from companion.vision.decks.profile import build_profile
 
 COLUMNS, CARD_W, CARD_H, GAP = 11, 100, 140, 14
 
@@ -35,7 +35,7 @@ def deck_reading(name: str, code: str):
 
 def second_copy_spread(gone="7H", copied="QS"):
     """A whole deck (with jokers) dealt face up with one card replaced by a second copy of another."""
-    from companion.vision.deckprofile import DECK_CODES
+    from companion.vision.decks.profile import DECK_CODES
 
     codes = list(DECK_CODES)
     codes[codes.index(gone)] = copied

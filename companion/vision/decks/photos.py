@@ -1,0 +1,149 @@
+"""Learning a deck from photos of it, every card face up once per photo (or once over all photos: ``parts``).
+
+A photo of a whole deck labels itself: each card appears once, so readings are assigned to codes
+under that constraint (:mod:`companion.vision.decks.assignment`), and what the assignment cannot
+place surely is listed for the player to re-photograph or name; a card in twice
+(:mod:`companion.vision.decks.copies`) is named and blocks saving like a missing card.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from companion.vision.decks.assignment import SURE_MARGIN, assign
+from companion.vision.decks.copies import two_copies
+from companion.vision.decks.photo_reading import PhotoReading, cards_of_photo, read_photos
+from companion.vision.decks.profile import DECK_CODES, STANDARD_CODES, DeckError, build_profile
+from companion.vision.decks.result import LearnedCard, LearnResult
+from companion.vision.decks.store import DeckStore
+from companion.messages import Message
+
+# More cards than this found in one photo (or the parts together) is more than one deck. Not 60:
+# a normal deal of the drawn deck in overlapping rows is found as 62 cards (corners left unpaired,
+# deck_scenes seed 0); two decks give over 100. A second copy of a card is named by two_copies.
+MORE_THAN_ONE_DECK = 81
+
+
+def pairs_to_split(read: list[PhotoReading], parts: bool) -> list[set[tuple[int, ...]]]:
+    """Pairs the grouping made that the assignment cannot place as one card: two neighbours' indices.
+
+    In a spread deck one card's top index sits near the next card's, and a misread can make them
+    look like one card's two corners. Such a pair fits no code well, so it is left unplaced; read
+    as two cards, each finds its code.
+    """
+    split: list[set[tuple[int, ...]]] = [set() for _ in read]
+    cards, costs = [], []
+    for photo, reading in enumerate(read):
+        found, cost, _ = cards_of_photo(photo, reading)
+        cards += found
+        costs += cost
+    groups = [list(range(len(cards)))] if parts else [[k for k, c in enumerate(cards) if c.photo == p] for p in range(len(read))]
+    for group in groups:
+        if not group:
+            continue
+        placed, _ = assign(np.asarray([costs[k] for k in group]), {}, [len(cards[k].readings) == 1 for k in group])
+        for local, k in enumerate(group):
+            if placed[local] is None and len(cards[k].readings) == 2:
+                split[cards[k].photo].add(tuple(cards[k].readings))
+    return split
+
+
+
+def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str, parts: bool = False,
+                      corrections: dict[int, str] | None = None,
+                      readings: list[PhotoReading] | None = None) -> LearnResult:
+    """Learn a deck from photos of it, every card face up once per photo (or once over all photos: ``parts``).
+
+    ``corrections`` names cards by their number in an earlier result's ``cards`` (the same photos in
+    the same order give the same numbering): those are placed as told. ``readings``: the photos'
+    :func:`read_photos` from before, to learn again without reading them again.
+    """
+    DeckStore.check_name(name)
+    if not photos:
+        raise DeckError(Message("no photos given: photograph the whole deck face up (each card once)"))
+    start = time.perf_counter()
+    corrections = dict(corrections or {})
+    for code in corrections.values():
+        if code not in DECK_CODES:
+            raise DeckError(Message('%(code)s is not a card code (e.g. AS, 10H, QD, BJ)', code=repr(code)))
+    read = readings if readings is not None else read_photos(detector, photos)
+    problems: list[Message] = []
+    cards: list[LearnedCard] = []
+    costs: list[np.ndarray] = []
+    rows: list[list[list[int]]] = []
+    split = pairs_to_split(read, parts)
+    for photo, (label, _) in enumerate(photos):
+        found, cost, turn_rows = cards_of_photo(photo, read[photo], split[photo])
+        if not found:
+            problems.append(Message('%(label)s: no cards found (is the deck face up, in focus and in the light?)', label=label))
+        cards += found
+        costs += cost
+        rows += turn_rows
+    for number in corrections:
+        if not 0 <= number < len(cards):
+            raise DeckError(Message("there is no card number %(number)s (the photos show %(count)s cards, numbered from 0)",
+                                    number=number, count=len(cards)))
+    groups = [list(range(len(cards)))] if parts else [
+        [k for k, card in enumerate(cards) if card.photo == photo] for photo in range(len(photos))]
+    for group in groups:
+        if not group:
+            continue
+        label = Message("the photos together") if parts else photos[cards[group[0]].photo][0]
+        if len(group) > MORE_THAN_ONE_DECK:
+            problems.append(Message("%(label)s: %(count)s cards found, more than one deck holds: two decks, or a card in twice? Photograph "
+                                    "one deck, each card once",
+                                    label=label, count=len(group)))
+        fixed = {group.index(k): code for k, code in corrections.items() if k in group}
+        codes_fixed = list(fixed.values())
+        if len(set(codes_fixed)) < len(codes_fixed):
+            raise DeckError(Message("the corrections name one code for two cards: each card is in the deck once"))
+        placed, margins = assign(np.asarray([costs[k] for k in group]), fixed, [len(cards[k].readings) == 1 for k in group])
+        for local, k in enumerate(group):
+            cards[k].code = DECK_CODES[placed[local]] if placed[local] is not None else None
+            cards[k].margin = float(min(margins[local], 99.0))
+            cards[k].sure = bool(cards[k].code is not None and margins[local] >= SURE_MARGIN)
+            if k in corrections:
+                cards[k].sure = True
+        for code, numbers in two_copies(read, cards, costs, group, corrections):
+            where = (Message("cards %(others)s and %(last)s", others=[f"#{k}" for k in numbers[:-1]], last=f"#{numbers[-1]}")
+                     if len(numbers) > 1 else Message("card #%(number)s is two cards side by side", number=numbers[0]))
+            problems.append(Message("%(photo)s: two copies of %(code)s? (%(where)s) — photograph one deck, each card once "
+                                    "(or name the card that is not %(code)s with --set NUMBER=CODE)", photo=label, code=code, where=where))
+    # Each photo of a whole deck (or the photos together, with parts) must account for every card;
+    # with several whole-deck photos a card placed surely in one of them is learned, so what one
+    # photo missed or was unsure of only blocks when no photo placed it surely.
+    surely = {card.code for card in cards if card.code and card.sure}
+    missing = [c for c in STANDARD_CODES if c not in surely]
+    if missing:
+        unsure = [k for k, card in enumerate(cards) if card.code in missing and not card.sure]
+        found = {cards[k].code for k in unsure}
+        not_found = [c for c in missing if c not in found]
+        if not_found:
+            problems.append(Message("not found: %(not_found)s (photograph the whole deck, each card's corner index visible; or, with "
+                                    "--parts, add a photo of the missing cards)",
+                                    not_found=' '.join(not_found)))
+        if unsure:
+            listed = [Message("#%(number)s read %(code)s?", number=k, code=cards[k].code) for k in unsure[:12]]
+            problems.append(Message("not sure of %(count)s cards: %(cards)s%(more)s (name them with --set NUMBER=CODE, or add another photo)",
+                                    count=len(unsure), cards=listed, more=" …" if len(unsure) > 12 else ""))
+    codes, embeddings, colours = [], [], []
+    for k, card in enumerate(cards):
+        if not (card.code and card.sure):
+            continue
+        column = DECK_CODES.index(card.code)
+        photo = read[card.photo]
+        for reading_index, turn_row in zip(card.readings, rows[k]):
+            codes.append(card.code)
+            embeddings.append(photo.embeddings[reading_index][turn_row[column]])
+            colours.append(photo.colours[reading_index])
+    backs = [hist for photo in read for hist in photo.backs]
+    profile = None
+    if codes:
+        profile = build_profile(name, codes, embeddings, backs, {
+            "created": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "photos": [label for label, _ in photos],
+            "source": "photos" + (" (parts)" if parts else ""), "cards": len({c for c in codes})}, colours)
+    seconds = time.perf_counter() - start
+    if profile is not None:
+        profile.info["learn_seconds"] = round(seconds, 2)
+    return LearnResult(name, [label for label, _ in photos], cards, problems, profile, seconds)

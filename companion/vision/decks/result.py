@@ -1,0 +1,70 @@
+"""What learning made of the photos: each card found, its code and sureness, and what the player is asked."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from companion.vision.decks.profile import JOKERS, DeckProfile
+from companion.messages import Message
+
+
+@dataclass
+class LearnedCard:
+    """One card found in the learning photos, and what the assignment made of it."""
+
+    photo: int
+    box: tuple[float, float, float, float]
+    readings: list[int]                    # rows of the photo's index readings
+    code: str | None = None                # placed code, None when left unplaced
+    sure: bool = False
+    margin: float = 0.0
+    guesses: list[str] = field(default_factory=list)   # the classifier's own top codes
+
+    def to_json(self) -> dict:
+        return {"photo": int(self.photo), "box": [round(float(v), 1) for v in self.box], "code": self.code,
+                "sure": bool(self.sure), "margin": round(float(self.margin), 2), "guesses": list(self.guesses)}
+
+
+@dataclass
+class LearnResult:
+    name: str
+    photos: list[str]
+    cards: list[LearnedCard]
+    problems: list[Message]                # why the deck cannot be saved as it stands (translated where shown)
+    profile: DeckProfile | None
+    seconds: float = 0.0
+
+    @property
+    def notes(self) -> list[Message]:
+        """What the player should know though the deck can be saved: the jokers it has not learned.
+
+        Jokers are optional in the photos, so a joker not found does not block saving; but a game
+        that uses them (Kingdoms, The Chosen) cannot read one the deck never learned: a joker whose
+        index is a star or a picture may be found by no box at all, and this says so.
+        """
+        learned = set(self.profile.codes) if self.profile is not None else set()
+        missing = [code for code in JOKERS if code not in learned]
+        if not missing or self.profile is None:
+            return []
+        return [Message("jokers not learned: %(cards)s (not in the photos, or their index was not found; if your "
+                        "games use them, add a photo of them, or learn the deck from its card images)", cards=" ".join(missing))]
+
+    @property
+    def complete(self) -> bool:
+        return self.profile is not None and not self.problems
+
+    def unsure(self) -> list[tuple[int, LearnedCard]]:
+        return [(k, c) for k, c in enumerate(self.cards) if not c.sure]
+
+    def asked(self) -> list[tuple[int, LearnedCard]]:
+        """The unsure cards that keep the deck from being saved: their code is placed surely nowhere
+        (or they were not placed at all while some code is still missing)."""
+        if not self.problems:
+            return []
+        surely = {c.code for c in self.cards if c.sure and c.code}
+        return [(k, c) for k, c in self.unsure() if c.code not in surely]
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "photos": self.photos, "complete": self.complete, "problems": [p.to_json() for p in self.problems],
+                "notes": [note.to_json() for note in self.notes],
+                "seconds": round(self.seconds, 2), "cards": [c.to_json() for c in self.cards]}
+
