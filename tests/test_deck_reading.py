@@ -132,7 +132,8 @@ def test_a_deck_learned_without_a_joker_says_so_and_one_with_both_does_not():
     profile = build_profile("home", codes, [np.eye(4)[0], np.eye(4)[1]], [], {})
     result = LearnResult("home", ["deal.jpg"], [], [], profile)
     assert result.complete and len(result.notes) == 1
-    assert result.notes[0].startswith("jokers not learned: BJ (") and result.to_json()["notes"] == result.notes
+    assert str(result.notes[0]).startswith("jokers not learned: BJ (")
+    assert result.to_json()["notes"] == [note.to_json() for note in result.notes]
     both = build_profile("home", codes + ["BJ"], [np.eye(4)[0], np.eye(4)[1], np.eye(4)[2]], [], {})
     assert LearnResult("home", ["deal.jpg"], [], [], both).notes == []
     assert LearnResult("home", ["deal.jpg"], [], ["not found: 7H"], None).notes == []
