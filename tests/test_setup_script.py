@@ -11,9 +11,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def fake_checkout(tmp_path: pathlib.Path) -> pathlib.Path:
-    """The script and pyproject.toml beside a .venv whose python is this one, and whose pip only says it ran."""
+    """The script (and the catalogue compiler it runs) and pyproject.toml beside a .venv whose python is this one, and whose pip only says it ran."""
     (tmp_path / "scripts").mkdir()
     shutil.copy(ROOT / "scripts" / "setup.sh", tmp_path / "scripts" / "setup.sh")
+    shutil.copy(ROOT / "scripts" / "i18n.py", tmp_path / "scripts" / "i18n.py")   # every run compiles the catalogues
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     bin_dir = tmp_path / ".venv" / "bin"
     bin_dir.mkdir(parents=True)

@@ -11,7 +11,7 @@ def parse_option(text: str) -> tuple[str, object]:
     """``name=value``; the value is read as JSON when it parses (``true``, ``3``, ``"x"``), else kept as text."""
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
-        raise ValueError(_("an option must look like name=value, got %(text)s", text=repr(text)))
+        raise ValueError(_("an option must look like name=value, got %(given)s", given=repr(text)))
     try:
         parsed = json.loads(value)
     except json.JSONDecodeError:
