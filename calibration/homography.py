@@ -127,6 +127,7 @@ class MatLocator:
         self.found_at: float | None = None
         self._tried_at: float | None = None
         self.refreshes = 0
+        self.last_look_found = False   # whether the last look at a frame found the mat (a hand may hide its markers)
 
     @property
     def ready(self) -> bool:
@@ -134,11 +135,21 @@ class MatLocator:
 
     def update(self, time: float, frame: np.ndarray, force: bool = False) -> bool:
         """Re-finds the mat when due (or when not yet found); True if the homography changed."""
-        due = force or self.matrix is None or self._tried_at is None or time - self._tried_at >= self.refresh_seconds
-        if not due:
+        if not (force or self.due(time)):
+            return False
+        return self.update_found(time, detect_markers(frame, detector=self.detector), force=True)
+
+    def due(self, time: float) -> bool:
+        """Whether the mat is to be looked for again now (not found yet, or ``refresh_seconds`` since the last look)."""
+        return self.matrix is None or self._tried_at is None or time - self._tried_at >= self.refresh_seconds
+
+    def update_found(self, time: float, found: dict[int, np.ndarray], force: bool = False) -> bool:
+        """As :meth:`update`, from markers already found in the frame (marker id → its four corners in
+        pixels, ``detect_markers``' order): a reader elsewhere found them in its own frame."""
+        if not (force or self.due(time)):
             return False
         self._tried_at = time
-        found = detect_markers(frame, detector=self.detector)
+        self.last_look_found = False
         if self.lens is not None:
             found = {k: self.lens.undistort_points(v) for k, v in found.items()}
         known = [k for k in found if self.layout.marker(k) is not None]
@@ -146,11 +157,15 @@ class MatLocator:
             return False
         try:
             matrix, used, error = homography_from_markers(self.layout, found)
-        except CalibrationError:
+            inverse = np.linalg.inv(matrix)
+        except (CalibrationError, cv2.error, np.linalg.LinAlgError):
+            return False   # markers that fix no perspective (degenerate corners): the last good homography stands
+        if not (np.isfinite(matrix).all() and np.isfinite(inverse).all()):
             return False
-        self.matrix, self.inverse = matrix, np.linalg.inv(matrix)
+        self.matrix, self.inverse = matrix, inverse
         self.markers_used, self.error_mm, self.found_at = used, error, time
         self.refreshes += 1
+        self.last_look_found = True
         return True
 
     def to_mat(self, points_px: np.ndarray) -> np.ndarray:

@@ -66,11 +66,17 @@ class Zone:
         return float(pts[:, 0].mean()), float(pts[:, 1].mean())
 
     def area(self) -> float:
-        if self.shape == "circle":
-            return math.pi * self.radius ** 2
-        pts = np.asarray(self.points, float)
-        x, y = pts[:, 0], pts[:, 1]
-        return float(abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))) / 2)
+        """The zone's area in mm² (worked out once: ``Layout.zone_at`` asks it for every card on every frame)."""
+        known = self.__dict__.get("_area")
+        if known is None:
+            if self.shape == "circle":
+                known = math.pi * self.radius ** 2
+            else:
+                pts = np.asarray(self.points, float)
+                x, y = pts[:, 0], pts[:, 1]
+                known = float(abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))) / 2)
+            object.__setattr__(self, "_area", known)
+        return known
 
 
 @dataclass(frozen=True)

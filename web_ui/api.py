@@ -24,21 +24,22 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers or {}   # e.g. a 429's Retry-After
 
 
-def _json_error(status: int, message: str):
-    return jsonify(error=message), status
+def _json_error(status: int, message: str, headers: dict[str, str] | None = None):
+    return jsonify(error=message), status, headers or {}
 
 
 def register_error_handlers(app) -> None:
     """Every failure under /api answers JSON ``{"error": message}`` with a fitting status."""
     # Each error in the language of the phone that made the request (an engine's or the session's
     # Message translated here; see web_ui/i18n.py).
-    app.register_error_handler(ApiError, lambda e: _json_error(e.status, e.message))
+    app.register_error_handler(ApiError, lambda e: _json_error(e.status, e.message, e.headers))
     app.register_error_handler(TableNotFound, lambda e: _json_error(404, error_text(e)))
     app.register_error_handler(Conflict, lambda e: _json_error(409, error_text(e)))
     app.register_error_handler(KeyReused, lambda e: _json_error(422, error_text(e)))

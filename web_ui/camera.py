@@ -7,11 +7,11 @@ zones drawn when the pipeline gives them, is served as a JPEG and as an MJPEG st
 from __future__ import annotations
 
 import io
+import json
 import threading
 import time
 import warnings
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -21,23 +21,38 @@ from flask_babel import gettext as _
 
 from companion.session import Table
 from companion.session import questions as asked
-from companion.session.camera import CameraFeed, TableDecks, default_pipeline, load_detector
+from companion.session.camera import TAKEN_OVER, CameraFeed, ReadingsFeed, TableDecks, deck_conflict, default_pipeline, load_detector
 from companion.session.questions import QuestionAnswered, QuestionBook, QuestionError, QuestionNotFound
 from companion.table.live import open_live
+from companion.table.readings import Readings, ReadingsError, parse_readings
 from companion.table.sources import PushSource, SourceError
+from companion.vision.models import WeightsMissingError, models_fingerprint
 from web_ui.api import ApiError, json_body, referee_table, registry
-from web_ui.i18n import error_text
+from web_ui.i18n import error_text, render
 
 bp = Blueprint("camera", __name__, url_prefix="/api")
 
 
-@dataclass
 class Frame:
-    jpeg: bytes
-    at: float
-    seq: int
-    width: int
-    height: int
+    """One picture of a table's camera view. A still posted with detections is drawn and encoded only
+    when someone looks at it (``jpeg``): most of a venue's tables have nobody watching their camera
+    view, and drawing and encoding one costs a few milliseconds a still."""
+
+    def __init__(self, jpeg: bytes | None, at: float, seq: int, width: int, height: int,
+                 render: Callable[[], np.ndarray] | None = None) -> None:
+        self._jpeg, self._render = jpeg, render
+        self.at, self.seq, self.width, self.height = at, seq, width, height
+        self._lock = threading.Lock()
+
+    @property
+    def jpeg(self) -> bytes:
+        with self._lock:
+            if self._jpeg is None:
+                ok, encoded = cv2.imencode(".jpg", self._render(), [cv2.IMWRITE_JPEG_QUALITY, 80])
+                if not ok:
+                    raise ApiError(500, "could not encode the frame")
+                self._jpeg, self._render = encoded.tobytes(), None
+            return self._jpeg
 
 
 def _detection_off():
@@ -77,23 +92,73 @@ def image_size(data: bytes) -> tuple[int, int]:
         raise ApiError(400, _("the body does not decode as an image")) from None
 
 
+class TokenBucket:
+    """Per key, ``rate`` takes a second on average in bursts of up to ``burst``; ``take`` says how long
+    to wait when none is left (0: taken)."""
+
+    def __init__(self, rate: float, burst: float, clock) -> None:
+        self.rate, self.burst, self.clock = float(rate), max(1.0, float(burst)), clock
+        self._tokens: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, key: str) -> float:
+        now = self.clock()
+        with self._lock:
+            tokens, at = self._tokens.get(key, (self.burst, now))
+            tokens = min(self.burst, tokens + (now - at) * self.rate)
+            if tokens < 1.0:
+                self._tokens[key] = (tokens, now)
+                return (1.0 - tokens) / self.rate
+            self._tokens[key] = (tokens - 1.0, now)
+            return 0.0
+
+    def forget(self, key: str) -> None:
+        with self._lock:
+            self._tokens.pop(key, None)
+
+
+# Feed ids a table remembers as taken over, so the reader whose feed was taken is told (409) instead of
+# taking it back: a handful covers any evening's phones changing hands.
+REPLACED_FEEDS_KEPT = 8
+
+
 class CameraHub:
-    """Each table's camera feed and latest frame, and a condition so MJPEG viewers wake when one arrives."""
+    """Each table's camera feed and latest frame, and a condition so MJPEG viewers wake when one arrives.
+
+    A table has at most one feed (``feeds``): the server's camera, a phone's posted frames (a
+    :class:`PushSource` read by the feed's thread) or posted detections (:class:`ReadingsFeed`, each post
+    read in its request). Every feed starts in :meth:`_start_feed` / :meth:`_adopt_feed` and stops in
+    :meth:`_stop_feed`, under ``_feeds_lock``: the one place a feed's owner is decided."""
 
     def __init__(self, config: Any, clock=time.monotonic) -> None:
         self.max_bytes = int(config.get("MAX_FRAME_BYTES", 4 * 1024 * 1024))
         self.max_pixels = int(config.get("MAX_FRAME_PIXELS", 4096 * 4096))
         self.min_interval = 1.0 / float(config.get("MAX_FRAMES_PER_SECOND", 5.0))
         self.idle_seconds = float(config.get("CAMERA_IDLE_SECONDS", 60.0))
+        if config.get("OPENCV_THREADS") is not None:
+            cv2.setNumThreads(int(config["OPENCV_THREADS"]))
+        self.max_readings_bytes = int(config.get("MAX_DETECTIONS_BYTES", 4 * 1024 * 1024))
+        self.readings_rate = TokenBucket(float(config.get("MAX_DETECTIONS_PER_SECOND", 10.0)),
+                                         float(config.get("DETECTIONS_BURST", 10)), clock)
+        self.readings_turns = threading.BoundedSemaphore(max(1, int(config.get("DETECTIONS_AT_ONCE", 2))))
+        self.known_models = set(config.get("KNOWN_MODELS") or ())
+        try:
+            self.known_models.add(models_fingerprint())
+        except WeightsMissingError:
+            pass   # a server without the models takes readings of the models named in KNOWN_MODELS only
         self.clock = clock
         self._last_frame_at: dict[str, float] = {}
+        self._last_post_at: dict[str, float] = {}   # a posted frame or detections: what keeps a pushed feed alive
+        self._replaced_feeds: dict[str, list[str]] = {}
         self._rate_lock = threading.Lock()
         self._reaper: threading.Thread | None = None
         self._closed = threading.Event()
         self.server_source = config.get("CAMERA_SOURCE")
         # a recording named as the camera plays live, at its own frame rate (companion serve --demo)
         self.open_camera = config.get("CAMERA_OPENER") or open_live
-        loader = config.get("CAMERA_DETECTOR_LOADER") or (load_detector if config.get("CAMERA_DETECTION", True) else _detection_off)
+        batching = config.get("CAMERA_BATCHING")
+        loader = config.get("CAMERA_DETECTOR_LOADER") or (
+            (lambda: load_detector(batching)) if config.get("CAMERA_DETECTION", True) else _detection_off)
         self.detector_loader = _shared(loader)
         # Each table's deck from the data folder; DEFAULT_DECK (companion serve --deck) for tables naming none.
         self.decks = TableDecks(config.get("DATA_DIR") or ".", config.get("DEFAULT_DECK"))
@@ -111,13 +176,34 @@ class CameraHub:
             return self.books.setdefault(table.id, QuestionBook())
 
     # -- feeds ------------------------------------------------------------------------------------
-    def _start_feed(self, table: Table, source, description: str) -> CameraFeed:
+    def _start_feed(self, table: Table, source, description: str, kind: str = "phone",
+                    source_name: str | None = None) -> CameraFeed:
+        """A feed of frames (``source``) for this table, in its own thread (under ``_feeds_lock``)."""
         feed = CameraFeed(table, source, on_frame=lambda image: self.publish(table.id, image),
                           detector_loader=self.detector_loader, pipeline_factory=self.pipeline_factory,
                           description=description, questions=self.books.setdefault(table.id, QuestionBook()),
                           decks=self.decks)
-        self.feeds[table.id] = feed
+        return self._adopt_feed(table.id, feed, kind, source_name)
+
+    def _adopt_feed(self, table_id: str, feed: CameraFeed, kind: str = "phone", source_name: str | None = None) -> CameraFeed:
+        """``feed`` becomes the table's one feed (under ``_feeds_lock``; any other was stopped first).
+        ``kind`` ("camera", "phone", "detections") and ``source_name`` say what feeds it (for a lease
+        on the table's feed when several servers share the tables: branch postgres)."""
+        self.feeds[table_id] = feed
         return feed.start()
+
+    def _stop_feed(self, table_id: str, taken_over: bool = False) -> CameraFeed | None:
+        """Stops and forgets the table's feed, if any (under ``_feeds_lock``). ``taken_over``: another
+        source replaces it; a reader of detections whose feed it was is then refused (409), not let
+        take it back."""
+        feed = self.feeds.pop(table_id, None)
+        if feed is not None:
+            feed.stop(timeout=1.0)
+            if taken_over and isinstance(feed, ReadingsFeed):
+                kept = self._replaced_feeds.setdefault(table_id, [])
+                kept.append(feed.feed_id)
+                del kept[:-REPLACED_FEEDS_KEPT]
+        return feed
 
     def admit(self, table: Table) -> None:
         """A table takes at most MAX_FRAMES_PER_SECOND frames (a phone sends one about every 0.7 s): more
@@ -127,18 +213,34 @@ class CameraHub:
             wait = self._last_frame_at.get(table.id, -1e9) + self.min_interval - now
             if wait > 0:
                 raise ApiError(429, _("frames come too fast for this table: at most one every %(min_interval)s s",
-                                      min_interval=format(self.min_interval, '.2f')))
+                                      min_interval=format(self.min_interval, '.2f')),
+                               {"Retry-After": str(max(1, int(wait + 0.999)))})
             self._last_frame_at[table.id] = now
+            self._last_post_at[table.id] = now
+
+    def admit_readings(self, table: Table) -> None:
+        """A table takes MAX_DETECTIONS_PER_SECOND posts of detections a second on average (bursts of
+        DETECTIONS_BURST): more are answered 429, with Retry-After, before anything is parsed."""
+        wait = self.readings_rate.take(table.id)
+        if wait > 0:
+            raise ApiError(429, _("detections come too fast for this table: at most %(rate)s a second", rate=f"{self.readings_rate.rate:g}"),
+                           {"Retry-After": str(max(1, int(wait + 0.999)))})
+        with self._rate_lock:
+            self._last_post_at[table.id] = self.clock()
+
+    @staticmethod
+    def _pushed(feed: CameraFeed) -> bool:
+        """Whether a feed lives on what is posted to it (a phone's frames, detections), not on a camera."""
+        return isinstance(feed, ReadingsFeed) or isinstance(feed.source, PushSource)
 
     def stop_idle_feeds(self) -> list[str]:
-        """Stops every phone feed that got no frame for ``idle_seconds`` (its thread and pipeline go; the next
-        frame starts a new one). Returns the tables whose feeds stopped."""
+        """Stops every phone feed (frames or detections) that got no post for ``idle_seconds`` (its thread
+        and pipeline go; the next post starts a new one). Returns the tables whose feeds stopped."""
         now, stopped = self.clock(), []
         with self._feeds_lock:
             for table_id, feed in list(self.feeds.items()):
-                if isinstance(feed.source, PushSource) and now - self._last_frame_at.get(table_id, now) > self.idle_seconds:
-                    feed.stop(timeout=1.0)
-                    del self.feeds[table_id]
+                if self._pushed(feed) and now - self._last_post_at.get(table_id, now) > self.idle_seconds:
+                    self._stop_feed(table_id)
                     stopped.append(table_id)
         return stopped
 
@@ -153,19 +255,50 @@ class CameraHub:
         for feed in feeds:
             feed.stop()
 
+    def _start_reaper(self) -> None:
+        with self._rate_lock:
+            if self._reaper is None:
+                self._reaper = threading.Thread(target=self._reap_idle_feeds, name="camera-idle-feeds", daemon=True)
+                self._reaper.start()
+
     def push(self, table: Table, image: np.ndarray) -> CameraFeed:
         """A phone's frame: into this table's push feed (started on the first frame)."""
-        if self._reaper is None:
-            self._reaper = threading.Thread(target=self._reap_idle_feeds, name="camera-idle-feeds", daemon=True)
-            self._reaper.start()
+        self._start_reaper()
         with self._feeds_lock:
             feed = self.feeds.get(table.id)
-            if feed is None or not feed.running or not isinstance(feed.source, PushSource):
-                if feed is not None:
-                    feed.stop()
-                feed = self._start_feed(table, PushSource(max_frames=2), "a phone's camera")
+            if feed is None or not feed.running or isinstance(feed, ReadingsFeed) or not isinstance(feed.source, PushSource):
+                self._stop_feed(table.id, taken_over=True)
+                feed = self._start_feed(table, PushSource(max_frames=2), "a phone's camera", "phone")
         feed.source.push(image)
         return feed
+
+    def take_readings(self, table: Table, readings: Readings) -> dict:
+        """A post of detections, checked: into this table's detections feed (started by the reader's first
+        post; a post naming another feed id takes the table's camera over). What the pipeline made of it,
+        or ApiError: 409 for readings of models this server does not know, of another deck than the
+        table's, of a reader whose feed was taken over, or out of step with the feed."""
+        if readings.reader.models not in self.known_models:
+            raise ApiError(409, _("these readings come from models this server does not know (reader.models is not the sha256 "
+                                  "of its models.json): update the reader or the server so they ship the same models"))
+        self._start_reaper()
+        with self._feeds_lock:
+            feed = self.feeds.get(table.id)
+            if not (isinstance(feed, ReadingsFeed) and feed.running and feed.feed_id == readings.feed):
+                if readings.feed in self._replaced_feeds.get(table.id, ()):
+                    raise ApiError(409, render(TAKEN_OVER))
+                fresh = ReadingsFeed(table, readings.feed, readings.reader.kind,
+                                     on_still=lambda width, height, render: self.publish_later(table.id, width, height, render),
+                                     pipeline_factory=self.pipeline_factory, questions=self.books.setdefault(table.id, QuestionBook()),
+                                     decks=self.decks)
+                conflict = deck_conflict(fresh.expected_deck(), readings.reader.deck)
+                if conflict:   # refused before it replaces anything
+                    raise ApiError(409, render(conflict))
+                self._stop_feed(table.id, taken_over=True)
+                feed = self._adopt_feed(table.id, fresh, "detections")
+        try:
+            return feed.take(readings)
+        except ReadingsError as error:
+            raise ApiError(error.status, error_text(error)) from None
 
     def attach_server_camera(self, table: Table) -> CameraFeed:
         """The server's --camera now watches this table (one physical camera: it leaves any other)."""
@@ -173,21 +306,20 @@ class CameraHub:
             raise ApiError(409, _("this server has no camera: start it with companion serve --camera SRC"))
         with self._feeds_lock:
             for table_id, feed in list(self.feeds.items()):
-                if not isinstance(feed.source, PushSource) or table_id == table.id:
-                    feed.stop()
-                    del self.feeds[table_id]
+                if not self._pushed(feed) or table_id == table.id:
+                    self._stop_feed(table_id, taken_over=table_id == table.id)
             try:
                 source = self.open_camera(self.server_source)
             except (SourceError, ValueError, OSError) as error:
                 raise ApiError(409, _("the server camera %(server_source)s cannot be opened: %(error)s",
                                       server_source=repr(self.server_source), error=error_text(error))) from None
-            return self._start_feed(table, source, f"server camera {self.server_source}")
+            return self._start_feed(table, source, f"server camera {self.server_source}", "camera", str(self.server_source))
 
     def adopt(self, table: Table) -> None:
         """A new table gets the server camera when no other table is using it (the usual one-table evening)."""
         if not self.server_source:
             return
-        if any(f.running and not isinstance(f.source, PushSource) for f in self.feeds.values()):
+        if any(f.running and not self._pushed(f) for f in self.feeds.values()):
             return
         try:
             self.attach_server_camera(table)
@@ -196,9 +328,7 @@ class CameraHub:
 
     def detach(self, table: Table) -> None:
         with self._feeds_lock:
-            feed = self.feeds.pop(table.id, None)
-        if feed is not None:
-            feed.stop()
+            self._stop_feed(table.id)
 
     def status(self, table: Table) -> dict:
         feed = self.feeds.get(table.id)
@@ -246,6 +376,17 @@ class CameraHub:
             listener(table_id)
         return frame
 
+    def publish_later(self, table_id: str, width: int, height: int, render: Callable[[], np.ndarray]) -> Frame:
+        """As :meth:`publish`, for a picture drawn only when someone looks at it (``render`` makes it)."""
+        with self._changed:
+            previous = self._frames.get(table_id)
+            frame = Frame(None, time.time(), (previous.seq + 1) if previous else 1, width, height, render)
+            self._frames[table_id] = frame
+            self._changed.notify_all()
+        for listener in list(self.listeners):
+            listener(table_id)
+        return frame
+
     def latest(self, table_id: str) -> Frame | None:
         with self._changed:
             return self._frames.get(table_id)
@@ -272,6 +413,40 @@ def post_frame(table_id: str):
     image = hub().decode(data)
     feed = hub().push(table, image)
     return jsonify(width=int(image.shape[1]), height=int(image.shape[0]), camera=feed.status()), 202
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+@bp.post("/tables/<table_id>/detections")
+def post_detections(table_id: str):
+    """A reader elsewhere (a phone reading its own cards, ``companion table run --post-to``) posts what it
+    read in one frame; the table pipeline runs on it here (see docs/web.md, *Detections*)."""
+    table = referee_table(table_id)
+    camera = hub()
+    length = request.content_length
+    if length is not None and length > camera.max_readings_bytes:
+        raise ApiError(413, _("a post of detections may be at most %(bytes)s bytes", bytes=camera.max_readings_bytes))
+    camera.admit_readings(table)
+    raw = request.get_data(cache=False)
+    if len(raw) > camera.max_readings_bytes:
+        raise ApiError(413, _("a post of detections may be at most %(bytes)s bytes", bytes=camera.max_readings_bytes))
+    with camera.readings_turns:   # DETECTIONS_AT_ONCE: the rest wait here, and the referee is not kept waiting
+        try:
+            body = json.loads(raw or b"null", parse_constant=_reject_constant)
+        except RecursionError:
+            raise ApiError(400, _("the body nests too deeply")) from None
+        except (UnicodeDecodeError, ValueError) as error:
+            raise ApiError(400, _("the body is not valid JSON (%(reason)s)", reason=str(error)[:80])) from None
+        try:
+            readings = parse_readings(body)
+            if readings.mat_frame is not None:
+                readings = readings.with_frame(camera.decode(readings.mat_frame))
+        except ReadingsError as error:
+            raise ApiError(error.status, error_text(error)) from None
+        answer = camera.take_readings(table, readings)
+    return jsonify(answer)
 
 
 @bp.get("/tables/<table_id>/camera")

@@ -17,6 +17,25 @@ class Config:
     MAX_FRAMES_PER_SECOND = 5.0
     # A phone feed without frames this long is stopped (its thread and pipeline freed); the next frame restarts it.
     CAMERA_IDLE_SECONDS = 60.0
+    # Posted detections (a phone or a table computer reading its own cards): each table takes this many
+    # posts a second on average, in bursts of up to DETECTIONS_BURST (a token bucket; more are 429 with
+    # Retry-After). A reader reads as fast as it can: 5-10 frames a second is plenty for the tracker.
+    MAX_DETECTIONS_PER_SECOND = 10.0
+    DETECTIONS_BURST = 10
+    # Posts of detections the server works on at once (the others wait their turn, holding no CPU): all of
+    # them share one interpreter lock, so more at once are no faster, and every one running makes the
+    # referee's request, which needs that lock too, wait longer.
+    DETECTIONS_AT_ONCE = 2
+    # Largest post of detections (JSON; a still of the frame, base64, is most of it when asked for one).
+    MAX_DETECTIONS_BYTES = 4 * 1024 * 1024
+    # OpenCV's own threads per call (process-wide; None: OpenCV's default, one per core). A server runs
+    # many small calls from many threads at once (tables' stills, crops, the mat's markers): with its
+    # default two threads each call waited for the other's, and a still's bare-back check (one LAB
+    # conversion of a card-sized region) took 1.0 ms of wall time on the loaded 2 cores, 0.17 ms with one.
+    OPENCV_THREADS: int | None = 1
+    # The sha256 of every models.json whose readings this server takes, besides its own
+    # (vision_models/weights/models.json): readings of other models are refused (409).
+    KNOWN_MODELS: tuple[str, ...] = ()
     # A table setup or an event is small: anything bigger is a mistake or an attack.
     MAX_JSON_BYTES = 64 * 1024
     # Server-sent events: a comment every few seconds keeps proxies and phones from closing an idle
@@ -31,6 +50,9 @@ class Config:
     CAMERA_SOURCE: str | None = None
     # Read cards in camera frames (loads the shipped ONNX detector on a table's first frame).
     CAMERA_DETECTION = True
+    # Cross-table batching in the shared detector of tables that send frames (companion serve --batching):
+    # None, "classifier", "detector", "both" or "both:2" (companion.vision.batching; measured in docs/table.md).
+    CAMERA_BATCHING: str | None = None
     # Hooks for tests and experiments: a zero-argument detector loader and a pipeline factory.
     CAMERA_DETECTOR_LOADER = None
     CAMERA_PIPELINE_FACTORY = None

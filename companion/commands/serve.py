@@ -46,6 +46,9 @@ def register(subparsers) -> None:
     parser.add_argument("--list-tables", action="store_true",
                         help=_("show every table's join code on the start page and in GET /api/tables "
                                "(off: anyone on the network could watch any table)"))
+    parser.add_argument("--batching", choices=("off", "classifier", "detector", "both", "both:2"), default="off",
+                        help=_("tables that send frames: batch their images across tables in the shared detector's "
+                               "networks (off by default: on two CPU cores it measured no faster, docs/table.md)"))
     parser.add_argument("--threads", type=int, default=SERVER_THREADS, help=argparse.SUPPRESS)
     parser.set_defaults(handler=serve)
 
@@ -165,7 +168,8 @@ def serve(args) -> int:
     data = pathlib.Path(args.data)
     url = public_url(args.host, args.port, args.https)
     config = {"DATA_DIR": str(data), "PUBLIC_URL": url, "CAMERA_SOURCE": args.camera, "LIST_TABLES": args.list_tables,
-              "TRUSTED_HOSTS": trusted_hosts(args.host, url, args.allow_host)}
+              "TRUSTED_HOSTS": trusted_hosts(args.host, url, args.allow_host),
+              "CAMERA_BATCHING": None if getattr(args, "batching", "off") == "off" else args.batching}
     language = getattr(args, "language", None)
     if language:
         # an unknown code is no error: the pages fall back to English (and say so here)

@@ -3,6 +3,8 @@
     companion table run --game kingdoms --source demo/kingdoms            # a shipped recording
     companion table run --game chosen --source 0 --players Ann,Bob        # a webcam
     companion table run --game dungeon --source rec/ --json --check-truth # compare with truth.json
+    companion table run --source 0 --post-to http://192.168.1.20:8000 --table K7M2QX --pin 123456
+                                                                          # a table computer: read here, referee there
 
 A rendered recording's folder carries ``truth.json``: its setup (players, guild choices) is used
 unless ``--players``/``--setup`` say otherwise, and ``--check-truth`` compares the final state.
@@ -28,7 +30,7 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])
     run = commands.add_parser("run", help=_("run the pipeline on a source and print the final game state"),
                               description=__doc__, formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
-    run.add_argument("--game", required=True, choices=GAMES)
+    run.add_argument("--game", choices=GAMES, help=_("the game (required, except with --post-to: the server's table has one)"))
     run.add_argument("--source", required=True, help=_("camera index, video file, image folder or recording folder"))
     run.add_argument("--players", default=None, help=_("player names, comma-separated (e.g. Ann,Bob,Cy), or a count"))
     run.add_argument("--setup", default=None, metavar="FILE", help=_("a JSON game setup (players, options) and optional setup_events"))
@@ -56,6 +58,14 @@ def register(subparsers) -> None:
     run.add_argument("--json", action="store_true", help=_("print the whole result as JSON"))
     run.add_argument("--events", action="store_true", help=_("print each table and engine event as it happens"))
     run.add_argument("--check-truth", action="store_true", help=_("compare the final state with the recording's truth.json"))
+    remote = run.add_argument_group(_("a table computer (read here, referee on a server)"))
+    remote.add_argument("--post-to", metavar="URL", help=_("post what is read to this companion server (e.g. http://192.168.1.20:8000) "
+                                                           "instead of running the game here"))
+    remote.add_argument("--table", metavar="ID", help=_("with --post-to: the server's table (its 6-character code)"))
+    remote.add_argument("--pin", help=_("with --post-to: the table's referee PIN"))
+    remote.add_argument("--token", help=_("with --post-to: the table's referee token (instead of the PIN)"))
+    remote.add_argument("--feed", default=None, help=_("with --post-to: this reader's feed id (default: a new random one per run)"))
+    remote.add_argument("--insecure", action="store_true", help=_("with --post-to https://…: accept the server's self-signed certificate"))
     run.set_defaults(handler=run_command)
     lens = commands.add_parser("calibrate-lens", help=_("lens calibration from views of the ChArUco board (companion mat --charuco)"),
                                description="Film the printed ChArUco board from several angles (a video, a folder of photos "
@@ -152,6 +162,13 @@ def run_command(args) -> int:
 
     if args.refresh <= 0 or (args.settle is not None and args.settle <= 0):
         raise CommandError(_("--refresh and --settle must be positive numbers of seconds"))
+    if args.post_to:
+        return post_command(args)
+    for name in ("table", "pin", "token", "feed"):
+        if getattr(args, name):
+            raise CommandError(_("%(option)s goes with --post-to (a table on a server)", option="--" + name))
+    if not args.game:
+        raise CommandError(_("--game is required (except with --post-to)"))
     frame_cost = _frame_cost(args)
     truth = _truth_near(args.source)
     setup, setup_events = _setup(args, truth)
@@ -218,6 +235,91 @@ def run_command(args) -> int:
             applied, total = summary["truth_events_applied"]
             print(_('truth: %(applied)s of its %(total)s engine events were applied', applied=applied, total=total))
     return 0 if matched in (None, True) else 1
+
+
+def post_command(args) -> int:
+    """``table run --post-to``: the frames read here with the full local detector, the readings posted to
+    the server's table (companion.table.remote), until the source ends, Ctrl-C, or the server refuses."""
+    from companion.i18n import current, tag
+    from companion.table.remote import PostRefused, RemoteError, ServerTable, post_frames
+    from companion.table.sources import CameraSource, SourceError, open_source
+    from companion.vision import Detector, WeightsMissingError
+    from companion.vision.models import models_fingerprint
+
+    if not args.table:
+        raise CommandError(_("--post-to needs --table ID (the table's code on the server)"))
+    for name in ("players", "setup", "layout", "lens", "frame_cost", "settle"):
+        if getattr(args, name) is not None:
+            raise CommandError(_("%(option)s is the server's business with --post-to: its table has its own setup",
+                                 option="--" + name.replace("_", "-")))
+    if args.live or args.detector != "auto" or args.mat != "auto":
+        raise CommandError(_("--live, --detector and --mat do not go with --post-to (the server runs the table pipeline)"))
+    try:
+        server = ServerTable(args.post_to, args.table.strip().upper(), pin=args.pin, token=args.token, insecure=args.insecure,
+                             language=tag(current().language))
+    except RemoteError as error:
+        raise CommandError(current().render(error.message)) from None
+    deck = load_named_deck(args)
+    try:
+        detector = Detector.load(tile=args.tile).with_deck(deck, closer=False)
+    except WeightsMissingError as error:
+        raise CommandError(_("the card detector is not installed (%(reason)s)", reason=str(error))) from None
+    reader = {"kind": "table-computer", "backend": detector.backend, "models": models_fingerprint(detector.manifest.directory),
+              "deck": getattr(deck, "name", None) if deck is not None else None}
+    try:
+        source = open_source(args.source, args.fps)
+    except SourceError as error:
+        raise CommandError(str(error)) from None
+    camera = isinstance(source, CameraSource)
+    truth = _truth_near(args.source) if args.check_truth else None
+    if args.check_truth and not truth:
+        raise CommandError(_("no truth.json beside %(source)s", source=args.source))
+
+    def show(answer: dict) -> None:
+        if args.events:
+            for event in answer.get("events", []):
+                print(f"{event.get('time', 0):7.2f}s  {event.get('type')} {event.get('card')} {event.get('zone') or ''}", file=sys.stderr)
+
+    frames = iter(source)
+    if args.max_frames:
+        frames = (item for _, item in zip(range(args.max_frames), frames))
+    print(_("reading %(source)s here, posting to table %(table)s on %(server)s", source=source.description, table=server.table_id,
+            server=server.base_url), file=sys.stderr)
+    try:
+        # a recording plays at its own pace and its last frame is held, as `table run` holds it
+        report = post_frames(frames, detector, server, reader, feed=args.feed, pace=not camera,
+                             hold_seconds=0.0 if camera else 2.5, on_answer=show,
+                             log=lambda message: print(current().render(message), file=sys.stderr))
+    except PostRefused as refused:
+        print(_("error: %(reason)s", reason=current().render(refused.message)), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(_("stopped"), file=sys.stderr)
+        return 0
+    finally:
+        source.close()
+    summary = {"table": server.table_id, "server": server.base_url, **report.to_json()}
+    code = 0
+    if truth is not None:
+        from companion.synthetic.recording import replay_truth
+
+        state = server.state()
+        expected = replay_truth(truth)
+        def comparable(view: dict) -> dict:   # the session's bookkeeping and the log's wording aside
+            return {key: value for key, value in json.loads(json.dumps(view)).items() if key not in ("session", "log")}
+
+        summary["truth_matched"] = comparable(state) == comparable(expected)
+        code = 0 if summary["truth_matched"] else 1
+    if args.json:
+        print(json.dumps(summary, indent=1))
+    else:
+        print(_("posted %(posted)s frames' readings (%(stills)s with a still) to table %(table)s; %(events)s table events; "
+                "%(retries)s network retries", posted=report.posted, stills=report.stills, table=server.table_id,
+                events=len(report.events), retries=report.retries))
+        if "truth_matched" in summary:
+            print(_("truth: the server's table matches truth.json") if summary["truth_matched"]
+                  else _("truth: the server's table DIFFERS from truth.json"))
+    return code
 
 
 def _events_in_common(truth_events: list[dict], applied: list[dict]) -> list[int]:

@@ -19,10 +19,11 @@ from typing import Any, Callable
 import numpy as np
 
 from companion.games import GameError, replay
+from companion.messages import Message
 from companion.session import questions as asked
 from companion.session.questions import QuestionBook
 from companion.session.table import DeckChoice, SessionError, Table
-from companion.messages import Message, MessageError, N_
+from companion.messages import MessageError, N_
 
 
 class DeckUnreadable(MessageError, ValueError):
@@ -35,28 +36,35 @@ DETECTION_BOX = (235, 160, 40)
 # ``engine_events`` and ``questions``, and ``binding`` with ``state``, ``events`` and ``engine``.
 PipelineFactory = Callable[[Table, Callable[[np.ndarray], Any]], Any]
 FrameCallback = Callable[[np.ndarray], None]
+StillCallback = Callable[[int, int, Callable[[], np.ndarray]], None]
 
 
 _shared_detector = None
+_batching_detectors: dict = {}   # by batching (companion serve --batching)
 _shared_detector_lock = threading.Lock()
 
 
-def load_detector():
+def load_detector(batching: str | None = None):
     """The shipped card detector, loaded once per process and shared by every table's feed; raises
     when its weights are not installed (and tries again on the next call).
 
     Each feed used to load its own pair of networks (tens of MB and about a second each); the
     networks hold no per-frame state and their runtimes serve concurrent calls, so one copy does.
     The closer look is on (``tile="auto"``), as in ``companion table run``: a whole table seen from
-    above has indices too small for the whole-frame pass alone.
+    above has indices too small for the whole-frame pass alone. ``batching`` (``companion serve
+    --batching``): see ``Detector.load``.
     """
     global _shared_detector
-    with _shared_detector_lock:
-        if _shared_detector is None:
-            from companion.vision import Detector
+    from companion.vision import Detector
 
-            _shared_detector = Detector.load(tile="auto")
-        return _shared_detector
+    with _shared_detector_lock:
+        if batching is None:
+            if _shared_detector is None:
+                _shared_detector = Detector.load(tile="auto")
+            return _shared_detector
+        if batching not in _batching_detectors:   # the tables' images run together (companion.vision.batching)
+            _batching_detectors[batching] = Detector.load(tile="auto", batching=batching)
+        return _batching_detectors[batching]
 
 
 @dataclass(frozen=True)
@@ -125,10 +133,17 @@ class TableDecks:
         return kept[1], DeckUse(choice, name)
 
 
+# A feed's pipeline keeps the results of its last this-many frames (ten seconds at 5 frames/s; a feed
+# reads nothing back from them): a feed runs for an evening, and a venue's fifty of them must not grow
+# by the frame, nor keep thousands of results for the garbage collector to walk through.
+FEED_HISTORY_FRAMES = 50
+
+
 def default_pipeline(table: Table, detector: Callable[[np.ndarray], Any]):
     from companion.table.pipeline import build_pipeline
 
-    return build_pipeline(table.game, detector, dict(table.record.setup), table.active_events())
+    return build_pipeline(table.game, detector, dict(table.record.setup), table.active_events(),
+                          history_limit=FEED_HISTORY_FRAMES)
 
 
 class CameraFeed:
@@ -232,25 +247,37 @@ class CameraFeed:
         self.last_detections = None
         if self._detector is not None:
             reader = self._reading_detector()
-            if self._pipeline is None:
-                # The detector itself, not a wrapper: the pipeline reads a neural detector incrementally
-                # and tells it the mat's scale, as `table run` does (a wrapper hid both from it).
-                self._pipeline = self.pipeline_factory(self.table, reader)
-            self._follow_session()
-            result = self._pipeline.process(timestamp, frame, held=True) if held else self._pipeline.process(timestamp, frame)
-            self.last_detections = getattr(self._pipeline, "last_detections", None)
-            for event in result.engine_events:
-                self._submit(event)
-            self._ask(result)
-            tracker = getattr(self._pipeline, "tracker", None)
-            if tracker is not None:
-                self.book.settle({t.id: t.code for t in tracker.tracks if t.settled})
-            self.cards = self._readings()
-            self.tracks = self._track_states()
+            result = self._step(reader, lambda pipeline: pipeline.process(timestamp, frame, held=True) if held
+                                else pipeline.process(timestamp, frame))
         else:
             result = None
         if self.on_frame is not None:
             self.on_frame(self._annotate(frame, result))
+
+    def _step(self, reader: Any, run: Callable[[Any], Any]) -> Any:
+        """One frame through the pipeline (``run(pipeline)`` gives its result), however it was read: the
+        pipeline follows the session first, its engine events go into the session, its questions into
+        the book."""
+        if self._pipeline is None:
+            # The detector itself, not a wrapper: the pipeline reads a neural detector incrementally
+            # and tells it the mat's scale, as `table run` does (a wrapper hid both from it).
+            self._pipeline = self.pipeline_factory(self.table, reader)
+        self._follow_session()
+        result = run(self._pipeline)
+        self.last_detections = getattr(self._pipeline, "last_detections", None)
+        for event in result.engine_events:
+            self._submit(event)
+        self._ask(result)
+        tracker = getattr(self._pipeline, "tracker", None)
+        if tracker is not None:
+            self.book.settle({t.id: t.code for t in tracker.tracks if t.settled})
+        self._refresh_views()
+        return result
+
+    def _refresh_views(self) -> None:
+        """The cards and tracks ``status()`` shows, as the pipeline has them now."""
+        self.cards = self._readings()
+        self.tracks = self._track_states()
 
     def _reading_detector(self) -> Any:
         """The shared detector reading with the table's deck as it is now. When the deck changes (the referee
@@ -329,7 +356,7 @@ class CameraFeed:
             state = "question" if self.book.open_for_track(track.id) else "settled" if track.settled else "settling"
             code = track.code if track.settled else None
             if code is None and track.sightings:
-                code = collections.Counter(s.code for s in track.sightings).most_common(1)[0][0]
+                code = collections.Counter(track.codes_seen()).most_common(1)[0][0]
             out.append({"track": track.id, "card": code, "state": state, "zone": track.zone,
                         "pixel": self._pixel(track.position)})
         return out
@@ -342,7 +369,7 @@ class CameraFeed:
             binding.state = replay(binding.engine, self.table.record.setup, active)
             binding.events = active
 
-    def _annotate(self, frame: np.ndarray, result=None) -> np.ndarray:
+    def _annotate(self, frame: np.ndarray, result=None, detections=None) -> np.ndarray:
         """The frame with the mat's zones and a thin box round each detection. No text: the phone's camera
         view labels each card itself (code and state, sized for its screen), from ``status()["tracks"]``."""
         import cv2
@@ -351,9 +378,10 @@ class CameraFeed:
         from companion.table.pipeline import TablePipeline
 
         canvas = frame.copy()
-        if self.last_detections is not None and len(self.last_detections):
+        detections = self.last_detections if detections is None else detections
+        if detections is not None and len(detections):
             thickness = max(1, round(max(frame.shape[:2]) / 640))
-            for box in self.last_detections.boxes:
+            for box in detections.boxes:
                 x1, y1, x2, y2 = (int(round(v)) for v in box)
                 cv2.rectangle(canvas, (x1, y1), (x2, y2), DETECTION_BOX, thickness, cv2.LINE_AA)
         if isinstance(self._pipeline, TablePipeline):
@@ -366,3 +394,145 @@ class CameraFeed:
         from companion.table.pipeline import TablePipeline
 
         return readings(self._pipeline) if isinstance(self._pipeline, TablePipeline) else []
+
+
+TAKEN_OVER = Message("another reader took over this table's camera: this reader's feed has stopped")
+
+
+def deck_conflict(expected: str | None, read_with: str | None) -> Message | None:
+    """Why readings made with the deck ``read_with`` do not fit a table reading with ``expected`` (None: they fit)."""
+    if read_with == expected:
+        return None
+    if expected is None:
+        return Message("this table reads with the general models (no learned deck), the reader with the deck %(deck)s: "
+                       "read with the table's deck", deck=repr(read_with))
+    if read_with is None:
+        return Message("this table reads with the deck %(table_deck)s, the reader with no deck: read with the table's deck",
+                       table_deck=repr(expected))
+    return Message("this table reads with the deck %(table_deck)s, the reader with the deck %(deck)s: read with the table's deck",
+                   table_deck=repr(expected), deck=repr(read_with))
+
+
+class ReadingsFeed(CameraFeed):
+    """Readings posted by a reader elsewhere (a phone reading its own cards, a table computer), for one
+    table. Each post goes through the table pipeline in the request that brought it
+    (``TablePipeline.process_readings``): it costs milliseconds, not a detector's work, so the feed needs
+    no thread of its own and the answer can say what the pipeline made of it. One reader feeds it
+    (``feed_id``); its posts must keep their frame size, their clock must not go back and their
+    ``seq`` must grow, and it must read with the deck the table reads with."""
+
+    def __init__(self, table: Table, feed_id: str, kind: str, on_still: StillCallback | None = None,
+                 pipeline_factory: PipelineFactory = default_pipeline, questions: QuestionBook | None = None,
+                 decks: TableDecks | None = None, reader_factory: Callable[[Any], Any] | None = None) -> None:
+        description = "a table computer reading its own camera" if kind == "table-computer" else "a phone reading its own cards"
+        super().__init__(table, None, on_frame=None, detector_loader=lambda: None, pipeline_factory=pipeline_factory,
+                         description=description, questions=questions, decks=decks)
+        # each still, for the live camera view: (width, height, a callable drawing it when someone looks)
+        self.on_still = on_still
+        from companion.table.readings import posted_reader
+
+        self.feed_id = feed_id
+        self.kind = kind
+        self.reader_factory = reader_factory or posted_reader
+        self._lock = threading.Lock()
+        self._last = None          # the last post taken (its still dropped)
+        self._open = True
+        self._views_behind = False
+        self._cards_json: tuple | None = None
+        self.reader: dict | None = None
+
+    def start(self) -> "ReadingsFeed":
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._open = False
+
+    @property
+    def running(self) -> bool:
+        return self._open
+
+    @property
+    def reading(self) -> bool:
+        return True
+
+    def status(self) -> dict:
+        with self._lock:
+            if self._views_behind:   # made when asked (a phone's camera view every few seconds), not on every post
+                super()._refresh_views()
+                self._views_behind = False
+            return {**super().status(), "feed": self.feed_id, "reader": self.reader}
+
+    def _refresh_views(self) -> None:
+        self._views_behind = True
+
+    def expected_deck(self) -> str | None:
+        """The deck the table reads with now (None: the general models): a reader must read with it."""
+        if self.decks is None:
+            return None
+        return self.decks.resolve(self.table.deck)[1].name
+
+    def _reading_detector(self) -> Any:
+        """What the pipeline knows of the reader: the thresholds it read at with the table's deck. When
+        the deck changes the pipeline starts again, as a frame feed's does (it follows the session)."""
+        profile, use = (None, None) if self.decks is None else self.decks.resolve(self.table.deck)
+        if self._reader is None or profile is not self._deck_profile:
+            if self._reader is not None:
+                self._pipeline = None
+            self._deck_profile, self._reader = profile, self.reader_factory(profile)
+        self.deck_use = use
+        return self._reader
+
+    def _drawing(self, still: bytes, detections, result) -> Callable[[], np.ndarray]:
+        """What draws a still for the live view later: its detections' boxes and the mat's zones as the
+        pipeline has them when drawn (the still is decoded again then: its bytes are ten times smaller)."""
+        def draw() -> np.ndarray:
+            import cv2
+
+            return self._annotate(cv2.imdecode(np.frombuffer(still, np.uint8), cv2.IMREAD_COLOR), result, detections)
+        return draw
+
+    def take(self, readings) -> dict:
+        """One post of readings (``companion.table.readings.Readings``, checked already): through the
+        pipeline, and what it made of it. ReadingsError (409) when it conflicts with this feed; the table
+        and the feed are then as they were."""
+        from dataclasses import replace
+
+        from companion.table.readings import ReadingsError
+
+        with self._lock:
+            if not self._open:
+                raise ReadingsError(TAKEN_OVER, 409)
+            last = self._last
+            if last is not None:
+                if readings.frame_shape != last.frame_shape:
+                    raise ReadingsError(Message("the frame size changed from %(before)s to %(now)s pixels: a reader whose frames "
+                                                "change size starts a new feed (a new frame.feed)", before=f"{last.width}×{last.height}",
+                                                now=f"{readings.width}×{readings.height}"), 409)
+                if readings.seq <= last.seq:
+                    raise ReadingsError(Message("frame.seq %(seq)s does not follow %(last)s: each post's seq must be larger than "
+                                                "the last one's", seq=str(readings.seq), last=str(last.seq)), 409)
+                if readings.time < last.time:
+                    raise ReadingsError(Message("frame.time went back from %(last)s to %(time)s s: a feed's clock never goes back "
+                                                "(a reader that restarts its clock starts a new feed)", last=f"{last.time:g}",
+                                                time=f"{readings.time:g}"), 409)
+            reader = self._reading_detector()
+            expected = None if self.deck_use is None else self.deck_use.name
+            conflict = deck_conflict(expected, readings.reader.deck)
+            if conflict:
+                raise ReadingsError(conflict, 409)
+            result = self._step(reader, lambda pipeline: pipeline.process_readings(readings.time, readings))
+            self._last = replace(readings, frame=None, mat_frame=None)
+            self.frames += 1
+            self.reader = {"kind": readings.reader.kind, "backend": readings.reader.backend, "ms": readings.reader.ms}
+            if readings.frame is not None and self.on_still is not None:
+                self.on_still(readings.width, readings.height, self._drawing(readings.mat_frame, self.last_detections, result))
+            pipeline = self._pipeline
+            index_px = getattr(pipeline, "index_px", None)
+            cards = self.last_detections
+            if cards is not None and (self._cards_json is None or self._cards_json[0] is not cards):
+                self._cards_json = (cards, cards.to_json())   # a still table's posts give the same cards again
+            return {"seq": readings.seq, "feed": self.feed_id,
+                    "cards": [] if cards is None else self._cards_json[1],
+                    "events": [event.to_json() for event in getattr(result, "table_events", [])],
+                    "index_px": None if index_px is None else round(float(index_px), 2),
+                    "want_frame": bool(getattr(pipeline, "wants_frame", False)), "deck": expected}

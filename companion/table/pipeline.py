@@ -6,12 +6,21 @@
           ─► Tracker (stability, turned / moved / removed, questions)
           ─► Binding (table events → engine events, refusals → questions)
 
+Two entry points, one pipeline: :meth:`TablePipeline.process` takes a frame and reads it here;
+:meth:`TablePipeline.process_readings` takes what a reader elsewhere (a phone's browser, a table
+computer: ``companion.table.readings``) read in its own frame, the index readings and backs the
+detector gives before grouping, and groups them with the same grouping
+(``companion.vision.grouping.cards_from_readings``); the mat comes from the markers it found or
+from a still of the frame it sends when asked (``wants_frame``). From the cards on, both are the
+same code.
+
 Each step is small and replaceable; the detector is whatever callable you pass, so tests of the
 tracking logic can feed :class:`Detections` directly while the end-to-end path uses
 ``companion.vision.Detector``.
 """
 from __future__ import annotations
 
+import collections
 import time as _time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
@@ -24,12 +33,25 @@ from calibration.layouts import INDEX_MM, Layout, layout_for
 from companion.table.bindings import BINDINGS, Binding, Outcome, binding_for
 from companion.table.events import Observation, TableEvent
 from companion.table.tracker import Tracker, TrackerConfig
+from companion.vision.decode import box_iou
 from companion.vision.detections import Detections, ScaleAwareDetector
+from companion.vision.grouping import cards_from_readings
 from companion.vision.incremental import reads_incrementally
 from companion.messages import Message, MessageError, english
 
 Detector = Callable[[np.ndarray], Detections]
 MAT_MODES = ("auto", "none", "required")
+# Posted readings bring a still of their frame only when asked (``wants_frame``). A face-down box is
+# judged against its surroundings in a still (``looks_like_its_surroundings``: a bare printed slot
+# reads as a back); a box of a later frame keeps the verdict of the still's box it overlaps this much
+# (a card laid on the slot changes the box). A box without a verdict asks for a still once it lies
+# still (the same box, this overlap, in the frame before): a card being carried changes its box on
+# every frame, and the tracker settles nothing while it moves anyway.
+SAME_BACK_IOU = 0.8
+# After a look at a still that did not find the mat (a hand over its markers, a bumped camera), ask
+# again this soon; the last homography found stands meanwhile, as for frames. Each still costs the
+# server 10-20 ms (decoding, markers, the live view), ten times a post without one.
+MAT_LOST_RETRY_SECONDS = 1.0
 
 
 class PipelineError(MessageError, ValueError):
@@ -48,6 +70,9 @@ class PipelineConfig:
     detector_rescale: float = 0.1           # tell the detector a new index size when it moved this share
     flush_step_seconds: float = 0.1         # the empty-handed frames ``run(flush_seconds=...)`` adds
     incremental: bool = True                # the neural detector re-reads only what changed (vision/incremental.py)
+    # frames whose results are kept (``history``; None: all, as a recording's run needs): a server's
+    # camera feed runs for hours at 5 frames/s, so it keeps the last few minutes
+    history_limit: int | None = None
 
     def __post_init__(self) -> None:
         if self.mat not in MAT_MODES:
@@ -172,14 +197,22 @@ class TablePipeline:
         self.tracker = Tracker(zone_of, sure_as_the_detector(self.config.tracker, detector))
         self.frames = 0
         self.started_at: float | None = None
-        self.history: list[FrameResult] = []
+        self.history: collections.deque[FrameResult] = collections.deque(maxlen=self.config.history_limit)
         self.notices: list[str] = []
         self._detector_at_scale: Detector | None = None
+        self._index_px: tuple[tuple, float] | None = None   # (the mat found as, its index size)
         self._marker_bounds: tuple[np.ndarray, np.ndarray] | None = None
         # the last detections and what they were on the table: a detector that re-reads only what
         # changed hands back the very same Detections for a still frame, and then so are they
         self._observed: tuple[Detections, int, list[Observation]] | None = None
         self.last_detections: Detections | None = None    # what the detector read in the last frame (overlays)
+        # posted readings: the last ones grouped (a still table posts the same again), the verdicts on
+        # the face-down boxes of the last still (box, bare), whether a box had none, whether a still is wanted
+        self._grouped: tuple[tuple, Detections] | None = None
+        self._back_verdicts: list[tuple[np.ndarray, bool]] = []
+        self._previous_backs = np.zeros((0, 4), np.float32)   # the face-down boxes of the frame before
+        self._unjudged_backs = False
+        self.wants_frame = True
 
     # ------------------------------------------------------------------ steps
 
@@ -196,10 +229,11 @@ class TablePipeline:
             self.notices.append(self.binding.without_mat_notice)
 
     def observations(self, detections: Detections, frame: np.ndarray | None = None) -> list[Observation]:
+        """The cards on the table plane. ``frame``: the picture they were read in (its bare printed
+        slots are no backs); without one the verdicts on the last still's backs stand."""
         if not len(detections):
             return []
-        if frame is not None:
-            detections = self._without_bare_backs(detections, frame)
+        detections = self._without_bare_backs(detections, frame)
         centers, others = detections.centers, detections.other_centers
         if self.units == "mm":
             positions = self.locator.to_mat(centers)
@@ -216,12 +250,31 @@ class TablePipeline:
                                                             other_positions, has_other, on_marker)
                 if not marker]
 
-    @staticmethod
-    def _without_bare_backs(detections: Detections, frame: np.ndarray) -> Detections:
-        """Drops 'backs' that are only the surface they were seen on (an empty printed slot)."""
-        keep = [i for i, (code, box) in enumerate(zip(detections.codes, detections.boxes))
-                if code != "BACK" or not looks_like_its_surroundings(frame, box)]
-        return detections if len(keep) == len(detections) else detections[keep]
+    def _without_bare_backs(self, detections: Detections, frame: np.ndarray | None) -> Detections:
+        """Drops 'backs' that are only the surface they were seen on (an empty printed slot): judged in
+        ``frame``, or without one (posted readings between two stills) by the last still's verdict on
+        the box each overlaps (SAME_BACK_IOU); a box with none is kept, and a still is asked for."""
+        backs = [i for i, code in enumerate(detections.codes) if code == "BACK"]
+        self._unjudged_backs = False
+        previous, self._previous_backs = self._previous_backs, detections.boxes[backs]
+        if not backs:
+            return detections
+        if frame is not None:
+            self._back_verdicts = [(detections.boxes[i].copy(), looks_like_its_surroundings(frame, detections.boxes[i])) for i in backs]
+            bare = {i for i, (_, verdict) in zip(backs, self._back_verdicts) if verdict}
+        else:
+            bare = set()
+            judged = np.array([box for box, _ in self._back_verdicts], np.float32).reshape(-1, 4)
+            for i in backs:
+                overlaps = box_iou(detections.boxes[i], judged) if len(judged) else np.zeros(0)
+                if len(overlaps) and overlaps.max() >= SAME_BACK_IOU:
+                    if self._back_verdicts[int(overlaps.argmax())][1]:
+                        bare.add(i)
+                elif len(previous) and box_iou(detections.boxes[i], previous).max() >= SAME_BACK_IOU:
+                    self._unjudged_backs = True   # lies still without a verdict: a still will judge it
+        if not bare:
+            return detections
+        return detections[[i for i in range(len(detections)) if i not in bare]]
 
     def _on_markers(self, positions_mm: np.ndarray, boxes_mm: np.ndarray) -> np.ndarray:
         """Which detections are one of the mat's printed markers: the detector reads their
@@ -241,14 +294,25 @@ class TablePipeline:
         covered = overlap[..., 0] * overlap[..., 1] >= 0.5 * np.prod(m_high - m_low, axis=1)
         return (inside | covered).any(1)
 
+    @property
+    def index_px(self) -> float | None:
+        """How large a corner index is in frame pixels, from the mat's scale at its centre (None without a mat);
+        worked out again only when the mat is re-found."""
+        if self.units != "mm":
+            return None
+        found = (self.locator.refreshes, id(self.locator.matrix))
+        if self._index_px is None or self._index_px[0] != found:
+            centre = self.locator.to_image(np.array([[self.layout.width / 2, self.layout.height / 2]], np.float32))[0]
+            self._index_px = (found, INDEX_MM / self.locator.mm_per_pixel((float(centre[0]), float(centre[1]))))
+        return self._index_px[1]
+
     def _detector_for_the_mat(self) -> Detector:
         """On a mat the index size in pixels is known from its scale: a detector that can use it
         (a :class:`ScaleAwareDetector`) is told, so a whole-table view gets its closer look even when the
         whole-frame pass finds nothing."""
         if not isinstance(self.detector, ScaleAwareDetector) or self.units != "mm":
             return self.detector
-        centre = self.locator.to_image(np.array([[self.layout.width / 2, self.layout.height / 2]], np.float32))[0]
-        index_px = INDEX_MM / self.locator.mm_per_pixel((float(centre[0]), float(centre[1])))
+        index_px = self.index_px
         current = self._detector_at_scale
         if current is None or abs(current.index_px - index_px) > self.config.detector_rescale * index_px:  # the camera moved
             self._detector_at_scale = self.detector.expecting_index_px(index_px)
@@ -268,18 +332,13 @@ class TablePipeline:
 
     def process(self, time: float, frame: np.ndarray, held: bool = False) -> FrameResult:
         """One frame; ``held`` marks the last frame repeated after the input ended (see ``run``)."""
-        started = _time.perf_counter()
-        if self.started_at is None:
-            self.started_at = time
-        self.frames += 1
+        started = self._begin(time)
         if self.locator is not None:
             self.locator.update(time, frame)
         self._decide_units(time)
         occluded = skin_fraction(frame) >= self.config.occluder_fraction
         if self.units is None:
-            result = FrameResult(time, 0, [], [], occluded, _time.perf_counter() - started)
-            self.history.append(result)
-            return result
+            return self._unplaced(time, occluded, started)
         detector = self._detector_for_the_mat()
         if held and self.tracker.held_since is None and hasattr(detector, "refresh"):
             detector.refresh()   # the held last frame reads as in full: what stands at the end is no kept reading
@@ -287,6 +346,67 @@ class TablePipeline:
             # on a mat the reader compares frames in mat coordinates: a moved camera is no change
             detector.seen_through(self.locator.matrix if self.units == "mm" else None)
         detections = detector(frame)
+        return self._track(time, detections, frame, occluded, held, started,
+                           getattr(self._detector_at_scale or self.detector, "last_work", None))
+
+    def process_readings(self, time: float, readings, held: bool = False) -> FrameResult:
+        """One frame read elsewhere (:class:`companion.table.readings.Readings`): its index readings and
+        backs grouped here as this process's detector groups its own, then as :meth:`process`. The mat
+        comes from the markers the reader found, or from the still it sent (``readings.frame``); after
+        it, :attr:`wants_frame` says whether the next post should bring a still (the mat not found yet,
+        due to be re-found, or hidden at the last look; a face-down box without a verdict)."""
+        started = self._begin(time)
+        frame = readings.frame
+        if self.locator is not None:
+            if frame is not None:
+                self.locator.update(time, frame, force=True)   # a still comes when asked: look at it
+            elif readings.markers is not None:
+                self.locator.update_found(time, readings.markers)
+        self._decide_units(time)
+        occluded = bool(readings.occluded) if readings.occluded is not None else \
+            frame is not None and skin_fraction(frame) >= self.config.occluder_fraction
+        if self.units is None:
+            result = self._unplaced(time, occluded, started)
+        else:
+            index_px = self.index_px
+            key = (readings.indices, readings.backs, readings.frame_shape, index_px)
+            if self._grouped is not None and self._grouped[0] == key:
+                detections = self._grouped[1]   # the same readings again (a still table read incrementally)
+            else:
+                detections = cards_from_readings(list(readings.indices), list(readings.backs), readings.frame_shape,
+                                                 index_px=index_px, learned_back=bool(getattr(self.detector, "learned_back", False)))
+                self._grouped = (key, detections)
+            if frame is not None:
+                self._observed = None   # the still judges the backs afresh
+            result = self._track(time, detections, frame, occluded, held, started)
+        self.wants_frame = self._still_wanted(time)
+        return result
+
+    def _still_wanted(self, time: float) -> bool:
+        """Whether posted readings should bring a still of their frame next (see process_readings)."""
+        locator = self.locator
+        if locator is not None:
+            if not locator.ready or self.units is None or locator.due(time):
+                return True
+            if not locator.last_look_found and locator._tried_at is not None and time - locator._tried_at >= MAT_LOST_RETRY_SECONDS:
+                return True
+        return self._unjudged_backs
+
+    def _begin(self, time: float) -> float:
+        if self.started_at is None:
+            self.started_at = time
+        self.frames += 1
+        return _time.perf_counter()
+
+    def _unplaced(self, time: float, occluded: bool, started: float) -> FrameResult:
+        """A frame before the pipeline knows where the table is (the mat not found yet)."""
+        result = FrameResult(time, 0, [], [], occluded, _time.perf_counter() - started)
+        self.history.append(result)
+        return result
+
+    def _track(self, time: float, detections: Detections, frame: np.ndarray | None, occluded: bool, held: bool,
+               started: float, work=None) -> FrameResult:
+        """The cards of one frame, however they were read: onto the table, through the tracker and the binding."""
         self.last_detections = detections
         refreshes = self.locator.refreshes if self.locator is not None else 0
         if self._observed is not None and self._observed[0] is detections and self._observed[1] == refreshes:
@@ -297,8 +417,7 @@ class TablePipeline:
         table_events = self.tracker.update(time, observations, occluded, held=held)
         self.binding.observe_tracks(self.tracker.tracks)
         outcomes = [self.binding.handle(event) for event in table_events]
-        result = FrameResult(time, len(detections), table_events, outcomes, occluded, _time.perf_counter() - started,
-                             getattr(self._detector_at_scale or self.detector, "last_work", None))
+        result = FrameResult(time, len(detections), table_events, outcomes, occluded, _time.perf_counter() - started, work)
         self.history.append(result)
         return result
 
@@ -350,7 +469,7 @@ class TablePipeline:
 def build_pipeline(game: str, detector: Detector, setup: dict, setup_events: list[dict] | None = None,
                    mat: str = "auto", layout: Layout | None = None, tracker: TrackerConfig | None = None,
                    lens: LensCalibration | None = None, refresh_seconds: float = 3.0,
-                   incremental: bool = True) -> TablePipeline:
+                   incremental: bool = True, history_limit: int | None = None) -> TablePipeline:
     """The usual assembly: a binding for the game, the shipped mat for its player count, default timers."""
     if game not in BINDINGS:
         raise ValueError(f"no table binding for {game!r}: choose one of {', '.join(BINDINGS)}")
@@ -358,5 +477,6 @@ def build_pipeline(game: str, detector: Detector, setup: dict, setup_events: lis
     binding = binding_for(game, setup, setup_events)
     if layout is None and mat != "none":
         layout = layout_for(game, len(setup.get("players", [])) or None)
-    config = PipelineConfig(tracker=tracker, mat=mat, refresh_seconds=refresh_seconds, incremental=incremental)
+    config = PipelineConfig(tracker=tracker, mat=mat, refresh_seconds=refresh_seconds, incremental=incremental,
+                            history_limit=history_limit)
     return TablePipeline(binding, detector, layout, config, lens)

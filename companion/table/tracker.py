@@ -70,11 +70,12 @@ class TrackerConfig:
             raise ValueError("copies must be at least 1")
 
 
-@dataclass
-class _Sighting:
-    time: float
-    code: str
-    confidence: float
+# A sighting, one frame's reading of a track, is a plain tuple (time, code, confidence): Python's
+# garbage collector stops tracking a tuple of plain values, and a server following 50 tables keeps
+# ~360,000 of them (240 per card); as objects its full collections stalled every request for up to
+# 140 ms (benchmarks/load_venue.py).
+_TIME, _CODE, _CONFIDENCE = 0, 1, 2
+_Sighting = tuple
 
 
 @dataclass
@@ -96,9 +97,26 @@ class Track:
     pending_zone_since: float = 0.0
     pending_code: str | None = None
     pending_code_since: float = 0.0
+    in_order: bool = True          # the sightings are in time order (absorbing another track's may break it)
 
     def recent(self, now: float, window: float) -> list[_Sighting]:
-        return [s for s in self.sightings if s.time >= now - window - 1e-9]
+        """The sightings of the last ``window`` seconds, in the order kept. In time order (a tracker's
+        frame times never go back) the walk stops at the first older one: a settled card keeps 240
+        sightings and is asked for its last 0.6 s on every frame."""
+        cutoff = now - window - 1e-9
+        if not self.in_order:
+            return [s for s in self.sightings if s[_TIME] >= cutoff]
+        found = []
+        for sighting in reversed(self.sightings):
+            if sighting[_TIME] < cutoff:
+                break
+            found.append(sighting)
+        found.reverse()
+        return found
+
+    def codes_seen(self) -> list[str]:
+        """The code of each sighting kept, oldest first."""
+        return [s[_CODE] for s in self.sightings]
 
 
 class Tracker:
@@ -150,10 +168,10 @@ class Tracker:
                 track.velocity = ((obs.position[0] - track.position[0]) / gap, (obs.position[1] - track.position[1]) / gap)
             track.position = obs.position
             track.last_seen = time
-            track.sightings.append(_Sighting(time, obs.code, obs.confidence))
+            track.sightings.append((time, obs.code, obs.confidence))
         for obs in unmatched:
             track = Track(self._next_id, obs.position, time, time)
-            track.sightings.append(_Sighting(time, obs.code, obs.confidence))
+            track.sightings.append((time, obs.code, obs.confidence))
             self._next_id += 1
             self.tracks.append(track)
 
@@ -232,7 +250,7 @@ class Tracker:
         # where a settled card lies, a second reading is that card misread (cards do not stack)
         occupant = self._settled_near(track.position, exclude=track)
         if occupant is not None and occupant.code != code:
-            read_as_itself = max((s.time for s in occupant.sightings if s.code == occupant.code), default=-math.inf)
+            read_as_itself = max((s[_TIME] for s in occupant.sightings if s[_CODE] == occupant.code), default=-math.inf)
             if "BACK" in (code, occupant.code) and read_as_itself <= track.first_seen:
                 # nothing has read the card that lay here as itself since this reading began: it is that
                 # card turned over, which its own track tells (keeping its face), not a second card. The
@@ -250,7 +268,7 @@ class Tracker:
             self.tracks.remove(track)
             previous = source.zone
             source.position, source.last_seen, source.missing = track.position, track.last_seen, 0.0
-            source.sightings = track.sightings
+            source.sightings, source.in_order = track.sightings, track.in_order
             if zone is None:
                 return self._ask(source, time, "nozone", Message('%(code)s lies outside every zone of the mat', code=CardName(code)), {}, None)
             source.zone = zone
@@ -280,7 +298,7 @@ class Tracker:
         """
         end, cfg = self.held_since, self.config
         since = max(track.first_seen, end - cfg.settle_seconds) - 1e-9
-        real = [s for s in track.sightings if since <= s.time <= end + 1e-9]
+        real = [s for s in track.sightings if since <= s[_TIME] <= end + 1e-9]
         frames = sum(1 for t in self._frame_times if since <= t <= end + 1e-9)
         return len(real) >= 2 and len(real) >= cfg.steady_fraction * frames and _vote(real)[0] == code
 
@@ -288,6 +306,8 @@ class Tracker:
         """The candidate's sightings become the settled card's: the same card, seen anew."""
         self.tracks.remove(candidate)
         settled.position, settled.last_seen, settled.velocity = candidate.position, candidate.last_seen, (0.0, 0.0)
+        settled.in_order = settled.in_order and candidate.in_order and (
+            not settled.sightings or not candidate.sightings or candidate.sightings[0][_TIME] >= settled.sightings[-1][_TIME])
         settled.sightings.extend(candidate.sightings)
 
     def _settled_near(self, position: tuple[float, float], exclude: Track) -> Track | None:
@@ -406,7 +426,7 @@ class Tracker:
 
 
 def _majority(sightings) -> str | None:
-    counts = Counter(s.code for s in sightings)
+    counts = Counter(s[_CODE] for s in sightings)
     return counts.most_common(1)[0][0] if counts else None
 
 
@@ -416,11 +436,11 @@ def _vote(window: list[_Sighting]) -> tuple[str | None, float]:
         return None, 0.0
     weight: Counter = Counter()
     for s in window:
-        weight[s.code] += s.confidence
+        weight[s[_CODE]] += s[_CONFIDENCE]
     code = weight.most_common(1)[0][0]
-    confidences = sorted(s.confidence for s in window if s.code == code)
+    confidences = sorted(s[_CONFIDENCE] for s in window if s[_CODE] == code)
     return code, confidences[len(confidences) // 2]
 
 
 def _share(window: list[_Sighting], code: str) -> float:
-    return sum(1 for s in window if s.code == code) / len(window) if window else 0.0
+    return sum(1 for s in window if s[_CODE] == code) / len(window) if window else 0.0

@@ -25,7 +25,7 @@ import numpy as np
 from companion.vision.decode import RawBoxes, decode_yolo, nms
 from companion.vision.detections import Detections
 from companion.vision.frames import check_frame
-from companion.vision.grouping import ROTATIONS, IndexReading, group_cards
+from companion.vision.grouping import ROTATIONS, IndexReading, cards_from_readings
 from companion.vision.ink import ink_colours
 from companion.vision.letterbox import Letterbox, to_model_input
 from companion.vision.models import DEFAULT_THREADS, Model, ModelsManifest, load_model, resolve_backend
@@ -161,6 +161,15 @@ def best_rotation(probabilities: np.ndarray, classes: tuple[str, ...]) -> tuple[
     return code, float(best_prob[winner]), ROTATIONS[winner]
 
 
+def thresholds_with_deck(conf: float, back_conf: float, deck) -> tuple[float, float]:
+    """The index and back thresholds a reader uses with a learned deck (None: the general models'):
+    see :meth:`Detector.with_deck`. A server told that a reader elsewhere read with a deck sets its
+    tracker's sure levels by these, as for its own detector."""
+    if deck is None:
+        return conf, back_conf
+    return min(conf, DECK_INDEX_CONF), (min(back_conf, DECK_BACK_CONF) if deck.back is not None else back_conf)
+
+
 class Detector:
     """Exported detector + classifier → :class:`Detections`. Thread-unsafe: one per thread."""
 
@@ -204,16 +213,32 @@ class Detector:
     @classmethod
     def load(cls, weights_dir: str | os.PathLike | None = None, backend: str = "auto",
              threads: int = DEFAULT_THREADS, conf: float | None = None, iou: float | None = None,
-             back_conf: float | None = None, tile: int | str | None = None, precision: str = "auto") -> "Detector":
+             back_conf: float | None = None, tile: int | str | None = None, precision: str = "auto",
+             batching: str | None = None) -> "Detector":
         """Load models.json and both networks; thresholds left None come from models.json (or the defaults).
 
         ``precision``: "auto" takes the int8 copies with ONNX Runtime where models.json names them,
-        "f32" the exported models, "int8" the quantized ones (see ModelSpec.path_for)."""
+        "f32" the exported models, "int8" the quantized ones (see ModelSpec.path_for). ``batching``:
+        for a detector shared by several threads (a server's tables), "classifier", "detector" or
+        "both" networks run every thread's images handed in while busy as one call
+        (companion.vision.batching); None: each call on its own."""
+        workers = 1
+        if isinstance(batching, str) and batching.endswith(":2"):   # two calls at a time (see BatchingModel)
+            batching, workers = batching[:-2], 2
+        if batching not in (None, "classifier", "detector", "both"):
+            raise ValueError(f"batching is None, 'classifier', 'detector' or 'both' (':2' for two workers), got {batching!r}")
         manifest = ModelsManifest.load(weights_dir)
         backend = resolve_backend(backend)
         paths = [spec.path_for(backend, precision) for spec in (manifest.detector, manifest.classifier)]
-        detector = load_model(paths[0], backend, threads)
+        detector = load_model(paths[0], backend, threads, allow_batching=batching in ("detector", "both"))
         classifier = load_model(paths[1], backend, threads, allow_batching=True)
+        if batching is not None:
+            from companion.vision.batching import MAX_CLASSIFIER_IMAGES, MAX_DETECTOR_IMAGES, BatchingModel
+
+            if batching in ("detector", "both") and detector.batchable:
+                detector = BatchingModel(detector, MAX_DETECTOR_IMAGES, workers)
+            if batching in ("classifier", "both") and classifier.batchable:
+                classifier = BatchingModel(classifier, MAX_CLASSIFIER_IMAGES, workers)
         loaded = cls(manifest, detector, classifier, conf=conf, iou=iou, back_conf=back_conf, tile=tile)
         loaded.model_files = tuple(paths)
         return loaded
@@ -244,9 +269,7 @@ class Detector:
             # than the general models can afford. On rendered scenes of the held-out 4-colour deck
             # (vision_models.deck_check, 30 scenes, 306 cards): index conf 0.4 -> 0.25 with back conf
             # 0.4 -> 0.25 took F1 0.902 -> 0.924, and a 2x closer look 0.924 -> 0.957 (recall 0.89 -> 0.97).
-            told.conf = min(self.conf, DECK_INDEX_CONF)
-            if deck.back is not None:
-                told.back_conf = min(self.back_conf, DECK_BACK_CONF)
+            told.conf, told.back_conf = thresholds_with_deck(self.conf, self.back_conf, deck)
             if closer:
                 told.max_zoom = max(self.max_zoom, DECK_MAX_ZOOM)
         return told
@@ -283,8 +306,7 @@ class Detector:
         height, width = frame.shape[:2]
         backs = whole.classes == BACK_CLASS
         passes = [RawBoxes(whole.boxes[backs], whole.scores[backs], whole.classes[backs])]
-        passes += [self._detect_window(frame[y:y + size, x:x + size], x, y, frame.shape[:2])
-                   for y in tile_starts(height, size) for x in tile_starts(width, size)]
+        passes += self.detect_windows(frame, [(x, y) for y in tile_starts(height, size) for x in tile_starts(width, size)], size)
         boxes, scores, classes = (np.concatenate([getattr(p, name) for p in passes]) for name in ("boxes", "scores", "classes"))
         apart = classes[:, None].astype(np.float32) * (max(height, width) + 1)  # class-wise NMS
         kept = nms(boxes + apart, scores, self.iou)
@@ -312,6 +334,18 @@ class Detector:
             return None
         return float(np.median(np.maximum(found[:, 2] - found[:, 0], found[:, 3] - found[:, 1])))
 
+    def detect_windows(self, frame: np.ndarray, starts: list[tuple[int, int]], size: int) -> list[RawBoxes]:
+        """The closer look's windows of ``size`` pixels at ``starts`` (left, top): each one's boxes, as
+        ``_detect_window`` finds them. A network that takes batches runs them in one call (and a shared
+        one with other tables' windows: companion.vision.batching); any other runs them one by one."""
+        if not getattr(self.detector_model, "batchable", False) or len(starts) < 2:
+            return [self._detect_window(frame[y:y + size, x:x + size], x, y, frame.shape[:2]) for x, y in starts]
+        windows = [frame[y:y + size, x:x + size] for x, y in starts]
+        letterboxes = [Letterbox.fit(window.shape[:2], self.input_shape) for window in windows]
+        outputs = self.detector_model.run(np.concatenate([to_model_input(box.apply(window)) for box, window in zip(letterboxes, windows)]))
+        return [self._window_boxes(outputs[k:k + 1], letterboxes[k], windows[k].shape[:2], x, y, frame.shape[:2])
+                for k, (x, y) in enumerate(starts)]
+
     def _detect_window(self, window: np.ndarray, left: int, top: int,
                        frame_shape: tuple[int, int] | None = None) -> RawBoxes:
         """Boxes found in one window, in frame pixels, before the final thresholds.
@@ -321,10 +355,15 @@ class Detector:
         """
         letterbox = Letterbox.fit(window.shape[:2], self.input_shape)
         output = self.detector_model.run(to_model_input(letterbox.apply(window)))
+        return self._window_boxes(output, letterbox, window.shape[:2], left, top, frame_shape)
+
+    def _window_boxes(self, output: np.ndarray, letterbox: Letterbox, window_shape: tuple[int, int], left: int, top: int,
+                      frame_shape: tuple[int, int] | None) -> RawBoxes:
+        """One window's network output as boxes in frame pixels (see ``_detect_window``)."""
         raw = decode_yolo(output, min(self.conf, self.back_conf), self.iou, self.max_det)
         boxes = letterbox.boxes_to_source(raw.boxes)
         if frame_shape is not None:
-            height, width = window.shape[:2]
+            height, width = window_shape
             cut = np.zeros(len(boxes), bool)
             if left > 0:
                 cut |= boxes[:, 0] <= 1
@@ -403,10 +442,17 @@ class Detector:
                  for box, score in zip(raw.boxes[(raw.classes == BACK_CLASS) & visible], raw.scores[(raw.classes == BACK_CLASS) & visible])]
         if self.deck is not None:
             backs = [(box, score) for box, score in backs if self.deck.is_back(frame, box)]
-        # A table's layouts show real backs as strips (a face-down card under another), and it knows its
-        # scale: the card-shape check on backs is for frames read without one (photos, detect, evaluate).
-        # A learned back's colours tell a strip of real back from a chip or a fanned face's edge, so
-        # with one the shape is not asked (held-out decks' scenes: backs recall 0.42 -> see EVALUATION.md).
-        shape_check = False if self.deck is not None and self.deck.back is not None else None
-        cards = group_cards(readings, backs, frame.shape[:2], index_px=self.index_px, check_back_shape=shape_check)
-        return FrameReading(cards, readings, backs)
+        return FrameReading(self.group(readings, backs, frame.shape[:2]), readings, backs)
+
+    @property
+    def learned_back(self) -> bool:
+        """Whether backs are checked against a learned deck's back (see :func:`cards_from_readings`)."""
+        return self.deck is not None and self.deck.back is not None
+
+    def group(self, indices: list[IndexReading], backs: list, frame_shape: tuple[int, int]) -> Detections:
+        """This detector's readings of one frame as cards: a table's layouts show real backs as strips (a
+        face-down card under another), and it knows its scale, so the card-shape check on backs is for
+        frames read without one (photos, detect, evaluate); a learned back's colours tell a strip of real
+        back from a chip or a fanned face's edge, so with one the shape is not asked (held-out decks'
+        scenes: backs recall 0.42 -> see EVALUATION.md)."""
+        return cards_from_readings(indices, backs, frame_shape, index_px=self.index_px, learned_back=self.learned_back)

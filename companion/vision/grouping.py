@@ -124,8 +124,14 @@ def _centre(reading: IndexReading, index_px: float | None) -> np.ndarray:
     return reading.card_center_at(index_px) if index_px else reading.estimated_card_center
 
 
+def _length(v: np.ndarray) -> float:
+    """The length of a 2-vector (math, not numpy: the grouping weighs thousands of pairs a second on a server)."""
+    return math.hypot(float(v[0]), float(v[1]))
+
+
 def _angle_deg(a: np.ndarray, b: np.ndarray) -> float:
-    cosine = float(np.dot(a, b) / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-9))
+    ax, ay, bx, by = float(a[0]), float(a[1]), float(b[0]), float(b[1])
+    cosine = (ax * bx + ay * by) / max(math.hypot(ax, ay) * math.hypot(bx, by), 1e-9)
     return math.degrees(math.acos(max(-1.0, min(1.0, cosine))))
 
 
@@ -148,13 +154,13 @@ def pairing_cost(a: IndexReading, b: IndexReading, trust_rotation: bool = False,
         return None
     scale = index_px or (a.scale + b.scale) / 2
     between = b.center - a.center
-    distance = float(np.linalg.norm(between))
+    distance = _length(between)
     low, high = TABLE_SPAN if index_px else (MIN_SPAN, MAX_SPAN)
     if not low * scale <= distance <= high * scale:
         return None
     span_error = abs(distance / scale - CORNER_SPAN) * 0.25
     turn = (a.rotation - b.rotation) % 360
-    disagreement = float(np.linalg.norm(_centre(a, index_px) - _centre(b, index_px)))
+    disagreement = _length(_centre(a, index_px) - _centre(b, index_px))
     if turn == 0:
         # Both read upright the same way: two cards lying alike, never one card's two corners.
         consistent = False
@@ -181,13 +187,13 @@ def disagreeing_pair_cost(a: IndexReading, b: IndexReading, index_px: float | No
         return None
     scale = index_px or (a.scale + b.scale) / 2
     between = b.center - a.center
-    distance = float(np.linalg.norm(between))
+    distance = _length(between)
     if not DISAGREEING_SPAN[0] * scale <= distance <= DISAGREEING_SPAN[1] * scale:
         return None
     if (_angle_deg(between, a.toward_center) > DISAGREEING_BEARING_DEG
             or _angle_deg(-between, b.toward_center) > DISAGREEING_BEARING_DEG):
         return None
-    return float(np.linalg.norm(_centre(a, index_px) - _centre(b, index_px))) / scale
+    return _length(_centre(a, index_px) - _centre(b, index_px)) / scale
 
 
 def _long_axis(box: tuple[float, float, float, float]) -> np.ndarray | None:
@@ -218,7 +224,7 @@ def opposite_corner_cost(a: IndexReading, b: IndexReading, index_px: float | Non
         return None
     scale = index_px or (a.scale + b.scale) / 2
     between = b.center - a.center
-    distance = float(np.linalg.norm(between))
+    distance = _length(between)
     if not OPPOSITE_CORNER_SPAN[0] * scale <= distance <= OPPOSITE_CORNER_SPAN[1] * scale:
         return None
     axis_a, axis_b = _long_axis(a.box), _long_axis(b.box)
@@ -250,6 +256,24 @@ def _lone_card_box(reading: IndexReading, centre: np.ndarray) -> list[float]:
     return _union([reading.box, mirrored])
 
 
+# No pair of readings further apart than this many index sizes is one card, by any of the costs below
+# (their spans' upper ends): only pairs within it are weighed (a 30-card table: ~30 pairs, not ~1,800).
+WIDEST_SPAN = max(MAX_SPAN, TABLE_SPAN[1], DISAGREEING_SPAN[1], OPPOSITE_CORNER_SPAN[1])
+
+
+def _near_pairs(readings: list[IndexReading], index_px: float | None) -> list[tuple[int, int]]:
+    """Every (i, j), i < j, whose centres lie within ``WIDEST_SPAN`` index sizes (``index_px``, else
+    the larger of the two readings' own): the only pairs any cost can accept."""
+    if len(readings) < 2:
+        return []
+    centres = np.array([r.center for r in readings], np.float64)
+    scales = np.array([r.scale for r in readings], np.float64)
+    distance = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=-1)
+    reach = WIDEST_SPAN * 1.001 * (np.full_like(distance, index_px) if index_px else np.maximum(scales[:, None], scales[None, :]))
+    near = np.triu(distance <= reach + 1e-6, k=1)
+    return [(int(i), int(j)) for i, j in zip(*np.nonzero(near))]
+
+
 def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False, index_px: float | None = None,
                  one_card_geometry: bool | None = None) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Which readings are one card's two corners: (same-code pairs, different-code pairs), as indices.
@@ -265,7 +289,8 @@ def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False, ind
     """
     if one_card_geometry is None:
         one_card_geometry = ONE_CARD_BY_GEOMETRY and index_px is None
-    candidates = sorted((cost, i, j) for i in range(len(readings)) for j in range(i + 1, len(readings))
+    near = _near_pairs(readings, index_px)
+    candidates = sorted((cost, i, j) for i, j in near
                         if (cost := pairing_cost(readings[i], readings[j], trust_rotation, index_px)) is not None)
     used: set[int] = set()
     same: list[tuple[int, int]] = []
@@ -273,8 +298,7 @@ def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False, ind
         if i not in used and j not in used:
             used.update((i, j))
             same.append((i, j))
-    disagreeing = sorted((cost, i, j) for i in range(len(readings)) for j in range(i + 1, len(readings))
-                         if i not in used and j not in used
+    disagreeing = sorted((cost, i, j) for i, j in near if i not in used and j not in used
                          and (cost := disagreeing_pair_cost(readings[i], readings[j], index_px)) is not None)
     different: list[tuple[int, int]] = []
     for _, i, j in disagreeing:
@@ -282,8 +306,7 @@ def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False, ind
             used.update((i, j))
             different.append((i, j))
     if one_card_geometry:
-        by_boxes = sorted((cost, i, j) for i in range(len(readings)) for j in range(i + 1, len(readings))
-                          if i not in used and j not in used
+        by_boxes = sorted((cost, i, j) for i, j in near if i not in used and j not in used
                           and (cost := opposite_corner_cost(readings[i], readings[j], index_px)) is not None)
         for _, i, j in by_boxes:
             if i not in used and j not in used:
@@ -365,3 +388,17 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     return Detections(boxes_array[order], np.asarray(confidences, np.float32)[order],
                       tuple(codes[k] for k in order), np.asarray(centres, np.float32)[order],
                       np.asarray(others, np.float32)[order])
+
+
+def cards_from_readings(indices: list[IndexReading], backs: list[tuple[tuple[float, float, float, float], float]],
+                        frame_shape: tuple[int, int] | None, index_px: float | None = None,
+                        learned_back: bool = False) -> Detections:
+    """The cards of one frame's readings, grouped the one way every reader's readings are: a frame read
+    by this process's detector (whole or incrementally) and the readings a phone or a table computer
+    posts (``companion.table.readings``) all come through here, so a grouping fix reaches every feed.
+
+    ``learned_back``: the backs were checked against a learned deck's back (``DeckProfile.is_back``),
+    whose colours tell a strip of real back from a chip or a fanned edge, so their shape is not asked.
+    """
+    return group_cards(indices, backs, frame_shape, index_px=index_px,
+                       check_back_shape=False if learned_back else None)

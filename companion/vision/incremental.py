@@ -35,7 +35,7 @@ import numpy as np
 from companion.vision.decode import RawBoxes, box_iou, nms
 from companion.vision.detections import Detections
 from companion.vision.frames import check_frame
-from companion.vision.grouping import IndexReading, group_cards
+from companion.vision.grouping import IndexReading
 
 # The comparison runs on a grey copy this many times smaller, blurred by the shrinking itself
 # (INTER_AREA averages SHRINK² pixels). On the shipped demo recordings (mp4, sensor noise drawn in)
@@ -213,7 +213,7 @@ class IncrementalReader:
                           for r, box in zip(self._readings, carried([r.box for r in self._readings]))]
         self._backs = [(tuple(float(v) for v in box), score) for (_, score), box in zip(self._backs, carried([b for b, _ in self._backs]))]
         if self._cards is not None:
-            self._cards = group_cards(self._readings, self._backs, self._shape, index_px=self.index_px)
+            self._cards = self.detector.group(self._readings, self._backs, self._shape)
 
     def read(self, frame: np.ndarray) -> Detections:
         frame = check_frame(frame)
@@ -263,9 +263,10 @@ class IncrementalReader:
                 for x in tile_starts(width, size):
                     key = (x, y)
                     if key not in self._windows or self._changed_in(changed, x, y, x + size, y + size):
-                        self._windows[key] = detector._detect_window(frame[y:y + size, x:x + size], x, y, shape)
                         reread.append(key)
                         work.passes += 1
+            for key, boxes in zip(reread, detector.detect_windows(frame, reread, size)):   # one call when it batches
+                self._windows[key] = boxes
         raw = self._merge(shape)
 
         # the reference follows what was read: every re-read region, the whole frame when all was
@@ -317,8 +318,19 @@ class IncrementalReader:
                            for n in range(len(boxes))]
         back_mask = (raw.classes == 1) & visible
         self._backs = [(tuple(float(v) for v in box), float(score)) for box, score in zip(raw.boxes[back_mask], raw.scores[back_mask])]
-        self._cards = group_cards(self._readings, self._backs, shape, index_px=self.index_px)
+        if getattr(detector, "deck", None) is not None:   # as Detector.read: a learned deck's back judges the backs
+            self._backs = [(box, score) for box, score in self._backs if detector.deck.is_back(frame, box)]
+        self._cards = detector.group(self._readings, self._backs, shape)
         return self._cards
+
+    @property
+    def last_reading(self):
+        """The last frame's cards with the index readings and backs they were grouped from
+        (:class:`~companion.vision.detector.FrameReading`, as ``Detector.read`` gives): what a table
+        computer sends a server (``companion.table.readings``)."""
+        from companion.vision.detector import FrameReading
+
+        return FrameReading(self._cards if self._cards is not None else Detections.empty(), list(self._readings), list(self._backs))
 
     def _merge(self, shape: tuple[int, int]) -> RawBoxes:
         """The detector's own merge: the windows' boxes with the whole frame's backs, class-wise NMS,

@@ -67,6 +67,19 @@ class ModelSpec:
         return self.path
 
 
+def models_fingerprint(weights_dir: str | os.PathLike | None = None) -> str:
+    """The sha256 of ``models.json`` (hex): which exported models, thresholds and classes a reading came
+    from. A reader elsewhere (a phone's browser, a table computer) names it with each post of readings,
+    so a server refuses readings of models it does not know rather than trusting their confidences."""
+    import hashlib
+
+    directory = Path(weights_dir) if weights_dir is not None else default_weights_dir()
+    try:
+        return hashlib.sha256((directory / "models.json").read_bytes()).hexdigest()
+    except OSError as error:
+        raise WeightsMissingError(f"no models.json in {directory}: {HOW_TO_GET_WEIGHTS}") from error
+
+
 # Thresholds used when neither the caller nor models.json names one (ultralytics' own defaults).
 DEFAULT_THRESHOLDS = {"conf": 0.25, "back_conf": 0.25, "iou": 0.7}
 
