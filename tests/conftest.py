@@ -32,3 +32,27 @@ def server(tmp_path):
 
     with running_server(tmp_path, SSE_MAX_SECONDS=60.0) as (base, _app):
         yield base
+
+
+# -- PostgreSQL (the shared store, companion/session/postgres.py) --------------------------------------
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """One throw-away PostgreSQL cluster for the whole run (tests/helpers/postgres.py), removed at the end."""
+    from helpers.postgres import cluster
+
+    with cluster() as made:
+        yield made
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster):
+    """A fresh, empty database in the session's cluster: its postgresql:// URL."""
+    return postgres_cluster.new_database()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request):
+    """Each store in turn: None (the SQLite journal in the data folder) and a fresh PostgreSQL database's URL."""
+    if request.param == "sqlite":
+        return None
+    return request.getfixturevalue("postgres_cluster").new_database()

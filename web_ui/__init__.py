@@ -59,7 +59,8 @@ def create_app(config: Any = None) -> Flask:
 
     engines = app.config.get("ENGINES") or get_engine
     games = tuple(app.config.get("GAMES") or GAMES)
-    app.extensions["registry"] = TableRegistry(app.config["DATA_DIR"], engines=engines, games=games)
+    app.extensions["registry"] = TableRegistry(app.config["DATA_DIR"], engines=engines, games=games,
+                                               database=app.config.get("DATABASE"))
     app.extensions["camera"] = camera.CameraHub(app.config)
     app.extensions["pin_lockout"] = api.PinLockout()
 

@@ -14,8 +14,8 @@ from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
 from companion.games import GameError, IllegalEvent
-from companion.session import (Conflict, DeckChoice, KeyReused, SessionError, Table, TableNotFound, TableRegistry,
-                               UnknownDeck)
+from companion.session import (Conflict, DeckChoice, KeyReused, SessionError, StoreUnavailable, Table, TableNotFound,
+                               TableRegistry, UnknownDeck)
 from companion.session.table import check_plain_json
 
 from web_ui.i18n import error_text
@@ -44,6 +44,15 @@ def register_error_handlers(app) -> None:
     app.register_error_handler(Conflict, lambda e: _json_error(409, error_text(e)))
     app.register_error_handler(KeyReused, lambda e: _json_error(422, error_text(e)))
     app.register_error_handler(UnknownDeck, lambda e: _json_error(422, error_text(e)))
+
+    def database_unavailable(error: StoreUnavailable):
+        # Nothing was written (each change is one transaction); the database pool reconnects by itself.
+        current_app.logger.warning("database unavailable on %s %s: %s", request.method, request.path, error)
+        wait = int(current_app.config.get("DATABASE_RETRY_SECONDS", 2))
+        return _json_error(503, _("the tables' database cannot be reached just now: nothing was changed; try again in %(seconds)s s",
+                                  seconds=wait), {"Retry-After": str(wait)})
+
+    app.register_error_handler(StoreUnavailable, database_unavailable)
     app.register_error_handler(IllegalEvent, lambda e: _json_error(422, error_text(e)))
     for bad_input in (GameError, SessionError, ValueError):
         app.register_error_handler(bad_input, lambda e: _json_error(400, error_text(e)))
@@ -350,6 +359,8 @@ def stream(table_id: str):
     from web_ui import live
 
     table = registry().get(table_id)
+    if registry().shared:
+        live.sync_quietly(table)   # a phone that comes from another server may be ahead of this one
     try:
         after = live.resume_point(table, request.headers.get("Last-Event-ID"), request.args.get("after"))
     except live.BadResumePoint as error:

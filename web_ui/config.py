@@ -7,6 +7,11 @@ import os
 class Config:
     # Where the SQLite journal (and the --https certificate) live.
     DATA_DIR = os.environ.get("COMPANION_DATA", "companion-data")
+    # A postgresql:// URL: the tables live there, shared with every server that names it (docs/web.md,
+    # *Several servers*); None: the SQLite journal in DATA_DIR (one server).
+    DATABASE: str | None = os.environ.get("COMPANION_DATABASE") or None
+    # What a request answers while the database cannot be reached (503): try again in this many seconds.
+    DATABASE_RETRY_SECONDS = 2
     # Largest request body: a phone camera frame as JPEG is well under this.
     MAX_CONTENT_LENGTH = 4 * 1024 * 1024
     MAX_FRAME_BYTES = 4 * 1024 * 1024
@@ -84,6 +89,7 @@ class TestConfig(Config):
     TESTING = True
     # None: a fresh temporary directory per app, so tests never touch a real data directory.
     DATA_DIR = None
+    DATABASE = None   # a test names its own throw-away database (tests/postgres_cluster.py)
     CAMERA_DETECTION = False
     SSE_KEEPALIVE_SECONDS = 0.2
     SSE_MAX_SECONDS = 2.0

@@ -23,7 +23,7 @@ from urllib.parse import parse_qs
 
 from werkzeug.sansio.utils import host_is_trusted
 
-from companion.session import Table, TableNotFound
+from companion.session import StoreUnavailable, Table, TableNotFound
 
 # Resume points arrive as text; more digits than this are no revision of any table.
 MAX_REVISION_DIGITS = 12
@@ -84,6 +84,15 @@ def catch_up(table: Table, after: int | None) -> tuple[list[bytes], int]:
             return [change_message(table, entry, ops) for entry, ops in changes], (changes[-1][0].seq if changes else after)
     message, seq = snapshot_message(table)
     return [message], seq
+
+
+def sync_quietly(table: Table) -> None:
+    """The table with what other servers stored (a shared database); while the database cannot be reached
+    the stream starts from what this server has, and the next change it hears brings the rest."""
+    try:
+        table.sync()
+    except StoreUnavailable:
+        pass
 
 
 def resume_point(table: Table, *candidates: str | None) -> int | None:
@@ -190,11 +199,18 @@ class LiveStreams:
         if not host_is_trusted(headers.get("host"), self.config.get("TRUSTED_HOSTS")):
             return await self._error(send, 400, "The host name is not one this server answers to.")
         try:
-            table = self.registry.get(match["table_id"])
+            if self.registry.shared:   # a table made through another server is read from the database, off the loop
+                table = await asyncio.to_thread(self.registry.get, match["table_id"])
+            else:
+                table = self.registry.get(match["table_id"])
         except TableNotFound as error:
             return await self._error(send, 404, str(error))
+        except StoreUnavailable as error:
+            return await self._error(send, 503, str(error), [(b"retry-after", str(int(self.config.get("DATABASE_RETRY_SECONDS", 2))).encode())])
         if match["what"] == "camera.mjpeg":
             return await self._mjpeg(table, receive, send)
+        if self.registry.shared:
+            await asyncio.to_thread(sync_quietly, table)   # a phone that comes from another server may be ahead of this one
         query = parse_qs(scope.get("query_string", b"").decode("latin1"))
         try:
             after = resume_point(table, headers.get("last-event-id"), (query.get("after") or [None])[0])
@@ -202,10 +218,11 @@ class LiveStreams:
             return await self._error(send, 400, str(error))
         await self._events(table, after, receive, send)
 
-    async def _error(self, send, status: int, message: str) -> None:
+    async def _error(self, send, status: int, message: str, extra: list | None = None) -> None:
         body = json.dumps({"error": message}).encode()
         await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())] + self.security_headers})
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+                    + (extra or []) + self.security_headers})
         await send({"type": "http.response.body", "body": body})
 
     async def _send(self, send, data: bytes) -> None:

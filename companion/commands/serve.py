@@ -4,11 +4,14 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import os
 import pathlib
 import secrets
 import shutil
 import socket
 import subprocess
+import sys
+from urllib.parse import urlsplit, urlunsplit
 
 from companion.commands import CommandError, error_text
 from companion.i18n import _, ngettext, normalize
@@ -16,6 +19,9 @@ from companion.i18n import _, ngettext, normalize
 # Threads for ordinary requests (= web_ui.server.WSGI_THREADS; kept here so --help stays cheap): the
 # phones' live streams are coroutines and need none.
 SERVER_THREADS = 16
+# The exit status when the database named by --database cannot be reached at start (sysexits' EX_UNAVAILABLE),
+# so a service manager tells it from a usage error (2) and tries again later.
+EXIT_DATABASE_UNAVAILABLE = 69
 
 
 def register(subparsers) -> None:
@@ -25,6 +31,9 @@ def register(subparsers) -> None:
     parser.add_argument("--host", default="127.0.0.1", help=_("address to listen on (default 127.0.0.1; 0.0.0.0 for the local network)"))
     parser.add_argument("--port", type=int, default=8000, help=_("port (default 8000)"))
     parser.add_argument("--data", default="companion-data", help=_("data directory: the tables' SQLite journal and the certificate"))
+    parser.add_argument("--database", default=os.environ.get("COMPANION_DATABASE") or None, metavar="URL",
+                        help=_("keep the tables in this PostgreSQL database (postgresql://user@host/name), shared with "
+                               "every server that names it (default: $COMPANION_DATABASE, else the SQLite journal in --data)"))
     parser.add_argument("--camera", default=None, metavar="SRC", help=_("camera for the table pipeline: a device index, video file or URL"))
     parser.add_argument("--https", action="store_true", help=_("serve HTTPS with a self-signed certificate (phones need it to use their camera)"))
     parser.add_argument("--language", metavar="LANG",
@@ -183,10 +192,24 @@ def serve(args) -> int:
         config.update(demo_config(args.demo, args.demo_detector))
     if args.deck:
         config["DEFAULT_DECK"] = check_default_deck(args.deck, data)
-    app = create_app(config)
+    database = getattr(args, "database", None)
+    if database:
+        config["DATABASE"] = database
+    from companion.session import StoreUnavailable
+
+    try:
+        app = create_app(config)
+    except StoreUnavailable as error:
+        print(_("companion: error: %(error)s (%(database)s). Start PostgreSQL or correct --database, then start the server again",
+                database=redacted(database or ""), error=error_text(error)), file=sys.stderr)
+        return EXIT_DATABASE_UNAVAILABLE
     count = len(app.extensions['registry'].list())
-    print(ngettext("Card Companion: %(n)d table in %(data)s", "Card Companion: %(n)d tables in %(data)s", count,
-                   data=data.resolve()))
+    if database:
+        print(ngettext("Card Companion: %(n)d table in the database %(database)s", "Card Companion: %(n)d tables in the database %(database)s",
+                       count, database=redacted(database)))
+    else:
+        print(ngettext("Card Companion: %(n)d table in %(data)s", "Card Companion: %(n)d tables in %(data)s", count,
+                       data=data.resolve()))
     if args.demo:
         table, pin = start_demo_table(app, args.demo)
         print(_("Demo: the %(game)s recording plays into table %(table)s (referee PIN %(pin)s): %(url)s",
@@ -203,6 +226,18 @@ def serve(args) -> int:
         print(_("HTTPS with the self-signed certificate %(cert)s: each phone accepts it once", cert=cert))
     serve_forever(app, args.host, args.port, args.threads, str(cert) if cert else None, str(key) if key else None)
     return 0
+
+
+def redacted(url: str) -> str:
+    """A database URL as it may be printed: without its password."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "(unreadable URL)"
+    if parts.password is None:
+        return url
+    netloc = f"{parts.username}:***@{parts.hostname or ''}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def trusted_hosts(host: str, url: str, extra: list[str]) -> list[str]:

@@ -1,4 +1,5 @@
-"""All tables of one data directory: creation with a referee PIN, lookup by id, reload on restart."""
+"""All tables of one data directory (or one shared database): creation with a referee PIN, lookup by id,
+reload on restart, and (with PostgreSQL) the tables other servers make and change."""
 from __future__ import annotations
 
 import json
@@ -10,7 +11,7 @@ import time
 from typing import Any, Callable, Mapping
 
 from companion.games import GAMES, GameError, InvalidSetup, get_engine
-from companion.session.store import EventStore, TableRecord
+from companion.session.store import JournalStore, StoreConflict, TableRecord, open_store
 from companion.session.table import (MALFORMED_ERRORS, DeckChoice, SessionError, Table, TableNotFound, UnknownDeck,
                                      check_plain_json, hash_pin)
 from companion.messages import Message
@@ -61,9 +62,11 @@ class TableRegistry:
     """The tables of one data directory, all kept in memory and every change written through."""
 
     def __init__(self, data_dir: str | pathlib.Path, clock: Callable[[], float] = time.time,
-                 engines: Callable[[str], Any] = get_engine, games: tuple[str, ...] = GAMES) -> None:
-        # ``engines`` and ``games`` are the game catalogue; tests may bring their own.
-        self.store = EventStore(data_dir)
+                 engines: Callable[[str], Any] = get_engine, games: tuple[str, ...] = GAMES,
+                 database: str | None = None, store: JournalStore | None = None) -> None:
+        # ``engines`` and ``games`` are the game catalogue; tests may bring their own. ``database``: a
+        # postgresql:// URL whose journal several servers share (None: the SQLite file in ``data_dir``).
+        self.store = store if store is not None else open_store(data_dir, database)
         self.data_dir = pathlib.Path(data_dir)   # also holds the learned decks (decks/NAME, companion.vision.decks.store)
         self.clock = clock
         self.engines = engines
@@ -77,14 +80,35 @@ class TableRegistry:
         # database untouched, reported instead of stopping the server.
         self.unavailable: dict[str, str] = {}
         for record in self.store.tables():
-            try:
-                table = Table(record, self.store, engines(record.game), clock)
-                table.listeners = self.listeners
-            except (GameError, ImportError, AttributeError) as error:
-                self.unavailable[record.id] = f"{record.game}: {error}"
-                continue
-            table.load(self.store.journal(record.id))
-            self._tables[record.id] = table
+            self._load(record)
+        # Another server's changes reach this one's tables (and their phones) as the database announces them.
+        self.store.listen(self._heard)
+
+    @property
+    def shared(self) -> bool:
+        """Whether other servers change these tables too (a PostgreSQL store)."""
+        return self.store.shared
+
+    def _load(self, record: TableRecord) -> Table | None:
+        try:
+            table = Table(record, self.store, self.engines(record.game), self.clock)
+            table.listeners = self.listeners
+        except (GameError, ImportError, AttributeError) as error:
+            self.unavailable[record.id] = f"{record.game}: {error}"
+            return None
+        table.load(self.store.journal(record.id))
+        self._tables[record.id] = table
+        return table
+
+    def _heard(self, table_id: str | None, seq: int | None) -> None:
+        """The database announced a change (None: the announcements were interrupted, look at every table)."""
+        tables = list(self._tables.values()) if table_id is None else [self._tables.get(table_id)]
+        for table in tables:
+            if table is not None and (seq is None or seq > table.seq):
+                try:
+                    table.sync()
+                except Exception:   # the database went away again: the next announcement or change catches up
+                    pass
 
     def close(self) -> None:
         for table in list(self._tables.values()):
@@ -136,9 +160,16 @@ class TableRegistry:
         token = secrets.token_urlsafe(REFEREE_TOKEN_BYTES)
         salt = secrets.token_hex(8)
         with self._lock:
-            table_id = self._new_id()
-            record = TableRecord(table_id, game, setup, salt, hash_pin(pin, salt), self.clock(), meta, hash_pin(token, salt))
-            self.store.add_table(record)
+            for _attempt in range(8):
+                table_id = self._new_id()
+                record = TableRecord(table_id, game, setup, salt, hash_pin(pin, salt), self.clock(), meta, hash_pin(token, salt))
+                try:
+                    self.store.add_table(record)
+                    break
+                except StoreConflict:   # another server made a table with this id a moment ago: draw again
+                    continue
+            else:
+                raise SessionError(Message("no free table id was found: please try again"))
             table = Table(record, self.store, engine, self.clock)
             table.listeners = self.listeners
             self._tables[table_id] = table
@@ -175,12 +206,25 @@ class TableRegistry:
         try:
             return self._tables[key]
         except KeyError:
+            if self.store.shared and key not in self.unavailable:   # made through another server?
+                with self._lock:
+                    if key in self._tables:
+                        return self._tables[key]
+                    record = self.store.table(key)
+                    table = self._load(record) if record is not None else None
+                if table is not None:
+                    return table
             if key in self.unavailable:
                 raise TableNotFound(Message("table %(key)s is stored but cannot be loaded: %(unavailable)s",
                                             key=key, unavailable=self.unavailable[key])) from None
             raise TableNotFound(Message('no table %(key)s', key=key)) from None
 
     def list(self) -> list[Table]:
+        if self.store.shared:   # with the tables other servers made
+            with self._lock:
+                for record in self.store.tables():
+                    if record.id not in self._tables and record.id not in self.unavailable:
+                        self._load(record)
         return sorted(self._tables.values(), key=lambda t: t.record.created_at, reverse=True)
 
     def _new_id(self) -> str:

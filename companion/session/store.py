@@ -1,17 +1,23 @@
-"""SQLite persistence: every table's setup and every journal entry, written as it happens.
+"""Persistence: every table's setup and every journal entry, written as it happens, behind one interface.
 
-One database file per data directory, in WAL mode with ``synchronous=FULL`` so a committed entry
-survives a crash or power cut; each journal entry is its own transaction. The schema is
-append-only: nothing a user entered is ever updated or deleted, undo included (undo is an entry).
+:class:`JournalStore` is what the session needs of a database. :class:`EventStore` is the embedded one
+(the default: a home table and the demo need no database server): one SQLite file per data directory,
+in WAL mode with ``synchronous=FULL`` so a committed entry survives a crash or power cut; each change is
+its own transaction. :class:`companion.session.postgres.PostgresStore` keeps the same journal in
+PostgreSQL, shared by several servers (``companion serve --database postgresql://…``). The schema is
+append-only in both: nothing a user entered is ever updated or deleted, undo included (undo is an entry).
 """
 from __future__ import annotations
 
+import abc
 import json
 import pathlib
 import sqlite3
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Sequence
+
+from companion.messages import Message, MessageError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -68,7 +74,76 @@ class JournalEntry:
         return {"seq": self.seq, "kind": self.kind, "event": self.event, "source": self.source, "at": self.at}
 
 
-class EventStore:
+class StoreConflict(Exception):
+    """What the database refused because another writer came first: ``kind`` is ``"revision"`` (a change with
+    this sequence number is stored already: another server changed the table), ``"key"`` (the
+    Idempotency-Key made a change already) or ``"table"`` (the table id is taken)."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+class StoreUnavailable(MessageError):
+    """The database cannot be reached (now): nothing was written; the caller may retry later (HTTP 503)."""
+
+
+# Called with (table id, revision) when another writer may have changed a table; (None, None): anything
+# may have changed (the notifications were interrupted), every table should look again.
+ChangeHeard = Callable[[str | None, int | None], None]
+
+
+class JournalStore(abc.ABC):
+    """What the session keeps in a database: the tables' setups and each table's append-only journal.
+
+    ``append`` is where the revision is decided: a change is stored with the sequence number after the
+    table's newest, and the database refuses (:class:`StoreConflict`) a number that is taken, so two
+    servers racing on one table cannot both write the same revision. Every method may raise
+    :class:`StoreUnavailable`; then nothing was written."""
+
+    # True when other servers write the same tables (the session then reads what they wrote before a change).
+    shared: bool = False
+
+    @abc.abstractmethod
+    def add_table(self, record: TableRecord) -> None: ...
+
+    @abc.abstractmethod
+    def append(self, table_id: str, entry: JournalEntry | Sequence[JournalEntry]) -> None:
+        """Stores one change (or several, all or none) at the sequence numbers they carry."""
+
+    @abc.abstractmethod
+    def tables(self) -> list[TableRecord]: ...
+
+    @abc.abstractmethod
+    def table(self, table_id: str) -> TableRecord | None: ...
+
+    @abc.abstractmethod
+    def journal(self, table_id: str, after: int = 0) -> list[JournalEntry]:
+        """The table's changes after sequence number ``after``, oldest first."""
+
+    @abc.abstractmethod
+    def entry_for_key(self, table_id: str, key: str) -> JournalEntry | None:
+        """The change an Idempotency-Key made at this table, if any."""
+
+    def listen(self, heard: ChangeHeard) -> None:
+        """Calls ``heard`` when another server changes a table (a store with one writer has nothing to say)."""
+
+    @abc.abstractmethod
+    def close(self) -> None: ...
+
+
+def open_store(data_dir: str | pathlib.Path, database: str | None = None) -> JournalStore:
+    """The store for ``database`` (a ``postgresql://`` URL), else the SQLite file in ``data_dir``."""
+    if not database:
+        return EventStore(data_dir)
+    if database.startswith(("postgresql://", "postgres://")):
+        from companion.session.postgres import PostgresStore
+
+        return PostgresStore(database)
+    raise StoreUnavailable(Message("--database must be a postgresql:// URL, got %(url)s", url=repr(database[:40])))
+
+
+class EventStore(JournalStore):
     """The one SQLite file of a data directory. Thread-safe: one connection behind a lock."""
 
     FILENAME = "companion.sqlite3"
@@ -103,13 +178,18 @@ class EventStore:
                  json.dumps(record.meta), record.token_hash),
             )
 
-    def append(self, table_id: str, entry: JournalEntry) -> None:
-        with self._lock, self._transaction():
-            self._db.execute(
-                "INSERT INTO journal (table_id, seq, kind, event, source, at, request_key) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (table_id, entry.seq, entry.kind, None if entry.event is None else json.dumps(entry.event), entry.source, entry.at,
-                 entry.key),
-            )
+    def append(self, table_id: str, entry: JournalEntry | Sequence[JournalEntry]) -> None:
+        entries = [entry] if isinstance(entry, JournalEntry) else list(entry)
+        try:
+            with self._lock, self._transaction():
+                for one in entries:
+                    self._db.execute(
+                        "INSERT INTO journal (table_id, seq, kind, event, source, at, request_key) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (table_id, one.seq, one.kind, None if one.event is None else json.dumps(one.event), one.source, one.at,
+                         one.key),
+                    )
+        except sqlite3.IntegrityError:
+            raise StoreConflict("revision") from None   # one server per file: only a second process on it gets here
 
     def tables(self) -> list[TableRecord]:
         with self._lock:
@@ -117,11 +197,14 @@ class EventStore:
                                     "ORDER BY created_at, id").fetchall()
         return [TableRecord(r[0], r[1], json.loads(r[2]), r[3], r[4], r[5], json.loads(r[6]), r[7]) for r in rows]
 
-    def journal(self, table_id: str) -> list[JournalEntry]:
+    def table(self, table_id: str) -> TableRecord | None:
+        return next((record for record in self.tables() if record.id == table_id), None)
+
+    def journal(self, table_id: str, after: int = 0) -> list[JournalEntry]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT seq, kind, event, source, at, request_key FROM journal WHERE table_id = ? ORDER BY seq", (table_id,)
-            ).fetchall()
+                "SELECT seq, kind, event, source, at, request_key FROM journal WHERE table_id = ? AND seq > ? ORDER BY seq",
+                (table_id, after)).fetchall()
         return [JournalEntry(r[0], r[1], None if r[2] is None else json.loads(r[2]), r[3], r[4], r[5]) for r in rows]
 
     def entry_for_key(self, table_id: str, key: str) -> JournalEntry | None:

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 
 from companion.games import IllegalEvent, replay
 from companion.session import patch
-from companion.session.store import EventStore, JournalEntry, TableRecord
+from companion.session.store import JournalEntry, JournalStore, StoreConflict, StoreUnavailable, TableRecord
 from companion.messages import Message, MessageError
 
 SOURCES = ("referee", "camera")
@@ -48,6 +48,10 @@ MAX_JSON_DEPTH = 16
 # Card codes, zone names, player names, option values: a few dozen characters. 200 bounds every text a
 # body may carry, so no string is repeated in every message at 60 KB (an issue-15 finding).
 MAX_TEXT_CHARS = 200
+# How often a change is tried again when the database refuses it because another server changed the table
+# first (each try first reads what that server stored). Two servers racing on one table need two tries;
+# this many only under a storm of writers on one table, and then the caller is told to look again (409).
+MAX_RACE_ATTEMPTS = 8
 
 
 class SessionError(MessageError, ValueError):
@@ -195,7 +199,7 @@ class Table:
     after a restart: the key is stored with the change)."""
 
     record: TableRecord
-    store: EventStore
+    store: JournalStore
     engine: Any
     clock: Callable[[], float] = time.time
     warnings: list[Message] = field(default_factory=list)
@@ -262,7 +266,8 @@ class Table:
         if source not in SOURCES:
             raise SessionError(Message('unknown source %(source)s: one of %(sources)s', source=repr(source), sources=list(SOURCES)))
         event = check_event_shape(event)
-        with self._changed:
+
+        def change() -> JournalEntry | None:
             if (done := self._replayed(key, "event", event)) is not None:
                 return done
             self._check_expected(expected)
@@ -276,6 +281,8 @@ class Table:
             self._published(entry)
             self._apply_automatic_events()
             return entry
+
+        return self._change(change)
 
     def _apply_automatic_events(self) -> None:
         """The events the engine's automation options make now (``engine.automatic_events``), each applied
@@ -295,7 +302,16 @@ class Table:
                 # The engine refusing its own automatic event is its bug: the submitted change stands.
                 self.warnings.append(Message('the automatic %(event)s was refused: %(error)s', event=repr(event.get('type')), error=error))
                 return
-            entry = self._record("event", event, ENGINE_SOURCE)
+            try:
+                entry = self._record("event", event, ENGINE_SOURCE)
+            except StoreConflict:
+                # Another server changed the table meanwhile: take its changes and ask the engine again.
+                self._catch_up()
+                continue
+            except StoreUnavailable as error:
+                # The submitted change is stored; the next change makes the automatic event due again.
+                self.warnings.append(Message('the automatic %(event)s was not stored: %(error)s', event=repr(event.get('type')), error=error))
+                return
             self.state = new_state
             self._active.append(_Active(event, ENGINE_SOURCE, entry.seq))
             self._published(entry)
@@ -307,7 +323,7 @@ class Table:
         """Takes the last event back. ``undoes`` names the change that made it (``session.undo_seq``):
         when another referee's undo or a new event came first, it is no longer the last and the call
         raises Conflict instead of undoing something else."""
-        with self._changed:
+        def change() -> JournalEntry:
             if (done := self._replayed(key, "undo", None)) is not None:
                 return done
             self._check_expected(expected)
@@ -325,8 +341,10 @@ class Table:
             self._published(entry)
             return entry
 
+        return self._change(change)
+
     def redo(self, source: str = "referee", expected: int | None = None, key: str | None = None) -> JournalEntry:
-        with self._changed:
+        def change() -> JournalEntry:
             if (done := self._replayed(key, "redo", None)) is not None:
                 return done
             self._check_expected(expected)
@@ -342,6 +360,8 @@ class Table:
             self._published(entry)
             return entry
 
+        return self._change(change)
+
     @property
     def deck(self) -> DeckChoice:
         """The deck the table's camera reads with, as the table named it (see :class:`DeckChoice`)."""
@@ -355,7 +375,8 @@ class Table:
         if source not in SOURCES:
             raise SessionError(Message('unknown source %(source)s: one of %(sources)s', source=repr(source), sources=list(SOURCES)))
         stored = choice.stored()
-        with self._changed:
+
+        def change() -> JournalEntry:
             if (done := self._replayed(key, "deck", stored)) is not None:
                 return done
             self._check_expected(expected)
@@ -365,6 +386,40 @@ class Table:
             self._deck = choice
             self._published(entry)
             return entry
+
+        return self._change(change)
+
+    def _change(self, change: Callable[[], Any]) -> Any:
+        """Runs ``change`` in the table's lock, after taking what other servers stored (a shared store).
+        When the database refuses the change because another writer came first (its revision or its
+        Idempotency-Key was taken meanwhile), takes that writer's changes and runs ``change`` again: it
+        then answers as if it had come second (a stale ``expected`` is a Conflict, a retried key a replay)."""
+        with self._changed:
+            for _attempt in range(MAX_RACE_ATTEMPTS):
+                self._catch_up()
+                try:
+                    return change()
+                except StoreConflict:
+                    continue
+            raise Conflict(Message("the table is changing too fast to take this change: look at it again and retry"))
+
+    def _catch_up(self) -> None:
+        """Applies the changes other servers stored since this table's revision (inside the lock)."""
+        if not self.store.shared:
+            return
+        for entry in self.store.journal(self.id, after=self.seq):
+            if entry.seq != self.seq + 1:   # the store answers in order without gaps; anything else is a bug
+                raise StoreConflict("revision")
+            if self._last_snapshot is None or self._last_snapshot[0] != self.seq:
+                self._last_snapshot = (self.seq, self._snapshot_unlocked())
+            self._apply_stored(entry)
+            self._published(entry)
+
+    def sync(self) -> int:
+        """Takes what other servers stored at this table (their phones' changes); returns the revision."""
+        with self._changed:
+            self._catch_up()
+            return self.seq
 
     def _replayed(self, key: str | None, kind: str, event: dict | None) -> JournalEntry | None:
         """The change an earlier request with this idempotency key made (marked ``replayed``), if any."""
@@ -419,25 +474,29 @@ class Table:
     def load(self, entries: list[JournalEntry]) -> None:
         """Rebuild the table from its stored journal (at start-up, before anyone can see it)."""
         for entry in entries:
-            try:
-                if entry.kind == "event":
-                    self.state = self.engine.apply(self.state, entry.event)
-                    self._active.append(_Active(entry.event, entry.source, entry.seq))
-                    self._redo.clear()
-                elif entry.kind == "undo":
-                    self._redo.append(self._active.pop())
-                    self.state = replay(self.engine, self.record.setup, [a.event for a in self._active])
-                elif entry.kind == "redo":
-                    self.state = self.engine.apply(self.state, self._redo[-1].event)
-                    redone = self._redo.pop()
-                    self._active.append(_Active(redone.event, redone.source, entry.seq))
-                elif entry.kind == "deck":
-                    self._deck = DeckChoice.from_stored(entry.event)
-            except (IllegalEvent, IndexError, *MALFORMED_ERRORS) as error:
-                # The rules changed under a stored game: keep the entry, say so, go on.
-                self.warnings.append(Message('change %(seq)s (%(kind)s) no longer applies: %(error)s', seq=entry.seq, kind=entry.kind, error=error))
-            self._seq = entry.seq
-            self._recent.append(entry)
+            self._apply_stored(entry)
+
+    def _apply_stored(self, entry: JournalEntry) -> None:
+        """One stored change into the state, as it was made (at start-up, or another server's change)."""
+        try:
+            if entry.kind == "event":
+                self.state = self.engine.apply(self.state, entry.event)
+                self._active.append(_Active(entry.event, entry.source, entry.seq))
+                self._redo.clear()
+            elif entry.kind == "undo":
+                self._redo.append(self._active.pop())
+                self.state = replay(self.engine, self.record.setup, [a.event for a in self._active])
+            elif entry.kind == "redo":
+                self.state = self.engine.apply(self.state, self._redo[-1].event)
+                redone = self._redo.pop()
+                self._active.append(_Active(redone.event, redone.source, entry.seq))
+            elif entry.kind == "deck":
+                self._deck = DeckChoice.from_stored(entry.event)
+        except (IllegalEvent, IndexError, *MALFORMED_ERRORS) as error:
+            # The rules changed under a stored game: keep the entry, say so, go on.
+            self.warnings.append(Message('change %(seq)s (%(kind)s) no longer applies: %(error)s', seq=entry.seq, kind=entry.kind, error=error))
+        self._seq = entry.seq
+        self._recent.append(entry)
 
     # -- reading ------------------------------------------------------------------------------
     def active_events(self) -> list[dict]:
@@ -486,7 +545,7 @@ class Table:
     def changes_since(self, after: int) -> tuple[list[JournalEntry], dict]:
         """The journal entries after ``after`` and the snapshot as of the last of them, read together."""
         with self._changed:
-            entries = [e for e in self.store.journal(self.id) if e.seq > after]
+            entries = self.store.journal(self.id, after=after)
             return entries, self.snapshot()
 
     def patches_since(self, after: int) -> list[tuple[JournalEntry, str]] | None:
