@@ -60,15 +60,19 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, data: pathlib.Path, cpus: list[int] | None) -> None:
-        self.data, self.cpus = data, cpus
+    """``companion serve`` as a child process; ``database``: a postgresql:// URL (None: SQLite in ``data``)."""
+
+    def __init__(self, data: pathlib.Path, cpus: list[int] | None, database: str | None = None) -> None:
+        self.data, self.cpus, self.database = data, cpus, database
         self.port = free_port()
         self.process: subprocess.Popen | None = None
 
     def start(self) -> "Server":
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env.pop("COMPANION_DATABASE", None)   # the store is the one named here
+        store = ["--database", self.database] if self.database else []
         self.process = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--host", HOST, "--port", str(self.port),
-                                         "--data", str(self.data)], cwd=ROOT, env=env,
+                                         "--data", str(self.data), *store], cwd=ROOT, env=env,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if self.cpus and hasattr(os, "sched_setaffinity"):
             os.sched_setaffinity(self.process.pid, self.cpus)
@@ -324,7 +328,7 @@ async def soak_test(args, server: Server) -> dict:
 
 
 async def crash_round(args, data: pathlib.Path, cpus) -> tuple[int, int, list[str]]:
-    server = Server(data, cpus).start()
+    server = Server(data, cpus, getattr(args, "database", None)).start()
     port = server.port
     tables = [await new_table(port) for _ in range(args.writers)]
     acknowledged: dict[str, list[dict]] = {t["id"]: [] for t in tables}
@@ -349,7 +353,7 @@ async def crash_round(args, data: pathlib.Path, cpus) -> tuple[int, int, list[st
     server.kill()
     stop.set()
     await asyncio.gather(*tasks)
-    restarted = Server(data, cpus).start()
+    restarted = Server(data, cpus, getattr(args, "database", None)).start()
     missing: list[str] = []
     try:
         for table_id, entries in acknowledged.items():
@@ -399,6 +403,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cpus", default="0,1", help="cores for the server (comma-separated; empty: any)")
+    parser.add_argument("--database", default=None, metavar="URL", help="serve from this PostgreSQL database (default: SQLite)")
     sub = parser.add_subparsers(dest="test", required=True)
     one = sub.add_parser("watchers")
     one.add_argument("--watchers", type=int, default=500)
@@ -420,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
         result = asyncio.run(crash_test(args))
     else:
         with tempfile.TemporaryDirectory(prefix="companion-load-") as folder:
-            server = Server(pathlib.Path(folder), args.cpu_list).start()
+            server = Server(pathlib.Path(folder), args.cpu_list, args.database).start()
             try:
                 runner = watchers_test if args.test == "watchers" else soak_test
                 result = asyncio.run(runner(args, server))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the project into ./.venv. Idempotent: a second run only checks.
 #   scripts/setup.sh            the runtime (no torch): enough for the demo and the web app
-#   scripts/setup.sh --dev      + the train extra (torch, ultralytics), test tools and Debian's Chromium
+#   scripts/setup.sh --dev      + the train extra (torch, ultralytics), test tools, Debian's Chromium and PostgreSQL
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dev=0
@@ -22,10 +22,12 @@ compile_catalogues() {
     fi
 }
 # --dev: the Debian packages the tests need: Chromium (browser tests), poppler's pdftoppm (the mats'
-# PDF rendered to PNG) and a Chinese font (so both draw Chinese text instead of empty boxes).
+# PDF rendered to PNG), a Chinese font (so both draw Chinese text instead of empty boxes) and the
+# PostgreSQL server (the shared store's tests start a throw-away cluster of their own: initdb + pg_ctl).
+postgres_present() { ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1; }
 dev_debs_present() {
     command -v chromium >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1 \
-        && fc-list :lang=zh 2>/dev/null | grep -q .
+        && fc-list :lang=zh 2>/dev/null | grep -q . && postgres_present
 }
 if { installed "$stamp" || { [ "$dev" = 0 ] && installed .venv/.setup-dev; }; } \
    && .venv/bin/python -c 'import companion, web_ui' 2>/dev/null \
@@ -47,7 +49,7 @@ if [ "$dev" = 1 ]; then
     fi
     # Browser tests drive Debian's Chromium; Playwright never downloads a browser of its own.
     if ! dev_debs_present; then
-        debs="chromium poppler-utils poppler-data fonts-wqy-microhei"
+        debs="chromium poppler-utils poppler-data fonts-wqy-microhei postgresql"
         if [ "$(id -u)" = 0 ]; then
             apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $debs >/dev/null
         else

@@ -117,8 +117,9 @@ def test_a_camera_reading_after_undo_drops_the_redo_too(tmp_path):
     assert not table.snapshot()["session"]["can_redo"]
 
 
-def test_restart_replays_every_table_exactly(tmp_path):
-    registry = grid_registry(tmp_path)
+def test_restart_replays_every_table_exactly(tmp_path, database):
+    # on both stores (the ``database`` fixture: SQLite, then a fresh PostgreSQL database)
+    registry = grid_registry(tmp_path, database=database)
     one, pin_one = registry.create("grid", SETUP)
     two, _ = registry.create("grid", {"players": [{"name": "Cy"}], "options": {"fast": True}})
     for event in (place(0, 0, "AS"), place(0, 1, "2S"), place(1, 1, "QH")):
@@ -131,7 +132,7 @@ def test_restart_replays_every_table_exactly(tmp_path):
     journals = {t.id: t.journal for t in registry.list()}
     registry.close()
 
-    again = grid_registry(tmp_path)
+    again = grid_registry(tmp_path, database=database)
     assert {t.id: t.snapshot() for t in again.list()} == before
     assert {t.id: t.journal for t in again.list()} == journals
     assert again.get(one.id).pin_matches(pin_one)

@@ -39,8 +39,8 @@ def test_every_change_carries_its_revision_and_a_stale_one_is_409(client, table)
         assert client.post(url, json=place(2, 2, "3S"), headers=referee(table, **{"X-Expected-Revision": bad})).status_code == 400
 
 
-def test_a_retried_request_applies_once_even_after_a_restart(tmp_path):
-    client = make_app(tmp_path).test_client()
+def test_a_retried_request_applies_once_even_after_a_restart(tmp_path, database):
+    client = make_app(tmp_path, DATABASE=database).test_client()
     table = client.post("/api/tables", json={"game": "grid", "players": ["Ann"]}).get_json()
     url = f"/api/tables/{table['id']}/events"
     headers = referee(table, **{"Idempotency-Key": "tap-7f3a"})
@@ -51,7 +51,7 @@ def test_a_retried_request_applies_once_even_after_a_restart(tmp_path):
     assert again.get_json()["entry"] == first.get_json()["entry"]
     client.application.extensions["registry"].close()
 
-    restarted = make_app(tmp_path).test_client()
+    restarted = make_app(tmp_path, DATABASE=database).test_client()
     later = restarted.post(url, json=place(0, 0, "AS"), headers=headers)
     assert later.status_code == 200 and later.get_json()["entry"]["seq"] == 1
     assert len(restarted.get(f"/api/tables/{table['id']}/journal").get_json()["journal"]) == 1

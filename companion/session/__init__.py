@@ -13,6 +13,7 @@ from companion.session.table import (Conflict, DeckChoice, KeyReused, SessionErr
                                      check_event_shape, event_target)
 
 __all__ = [
-    "Conflict", "DeckChoice", "KeyReused", "EventStore", "ID_PATTERN", "JournalEntry", "JournalStore", "StoreUnavailable", "SessionError", "Table", "TableNotFound", "TableRecord",
+    "Conflict", "DeckChoice", "KeyReused", "EventStore", "ID_PATTERN", "JournalEntry", "JournalStore", "StoreUnavailable",
+    "SessionError", "Table", "TableNotFound", "TableRecord",
     "TableRegistry", "UnknownDeck", "check_event_shape", "event_target", "normalize_table_id",
 ]

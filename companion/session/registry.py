@@ -11,7 +11,7 @@ import time
 from typing import Any, Callable, Mapping
 
 from companion.games import GAMES, GameError, InvalidSetup, get_engine
-from companion.session.store import JournalStore, StoreConflict, TableRecord, open_store
+from companion.session.store import EventStore, JournalStore, StoreConflict, StoreUnavailable, TableRecord
 from companion.session.table import (MALFORMED_ERRORS, DeckChoice, SessionError, Table, TableNotFound, UnknownDeck,
                                      check_plain_json, hash_pin)
 from companion.messages import Message
@@ -27,6 +27,17 @@ REFEREE_TOKEN_BYTES = 32
 COLOUR_PATTERN = re.compile(r"^#[0-9a-fA-F]{6}$")
 # A player's name is shown on every phone and in every message: a long nickname fits in 40 characters.
 MAX_NAME_CHARS = 40
+
+
+def open_store(data_dir: str | pathlib.Path, database: str | None = None) -> JournalStore:
+    """The store for ``database`` (a ``postgresql://`` URL), else the SQLite file in ``data_dir``."""
+    if not database:
+        return EventStore(data_dir)
+    if database.startswith(("postgresql://", "postgres://")):
+        from companion.session.postgres import PostgresStore
+
+        return PostgresStore(database)
+    raise StoreUnavailable(Message("--database must be a postgresql:// URL, got %(url)s", url=repr(database[:40])))
 
 
 def normalize_table_id(text: Any) -> str:

@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from companion.messages import Message, MessageError
+from companion.messages import MessageError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -125,22 +125,12 @@ class JournalStore(abc.ABC):
     def entry_for_key(self, table_id: str, key: str) -> JournalEntry | None:
         """The change an Idempotency-Key made at this table, if any."""
 
-    def listen(self, heard: ChangeHeard) -> None:
-        """Calls ``heard`` when another server changes a table (a store with one writer has nothing to say)."""
+    def listen(self, heard: ChangeHeard) -> None:  # noqa: B027 - optional: a store with one writer has nothing to say
+        """Calls ``heard`` when another server changes a table."""
+        return None
 
     @abc.abstractmethod
     def close(self) -> None: ...
-
-
-def open_store(data_dir: str | pathlib.Path, database: str | None = None) -> JournalStore:
-    """The store for ``database`` (a ``postgresql://`` URL), else the SQLite file in ``data_dir``."""
-    if not database:
-        return EventStore(data_dir)
-    if database.startswith(("postgresql://", "postgres://")):
-        from companion.session.postgres import PostgresStore
-
-        return PostgresStore(database)
-    raise StoreUnavailable(Message("--database must be a postgresql:// URL, got %(url)s", url=repr(database[:40])))
 
 
 class EventStore(JournalStore):

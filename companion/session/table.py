@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import hmac
 import json
+import random
 import threading
 import time
 from dataclasses import dataclass, field
@@ -51,7 +52,12 @@ MAX_TEXT_CHARS = 200
 # How often a change is tried again when the database refuses it because another server changed the table
 # first (each try first reads what that server stored). Two servers racing on one table need two tries;
 # this many only under a storm of writers on one table, and then the caller is told to look again (409).
-MAX_RACE_ATTEMPTS = 8
+MAX_RACE_ATTEMPTS = 16
+# Before each further try a random wait of up to this many seconds, doubled each time (at most
+# RACE_BACKOFF_MAX): two servers' referees writing one table as fast as they could once fell into step,
+# the same one losing 8 times running; the random wait breaks the step.
+RACE_BACKOFF_SECONDS = 0.002
+RACE_BACKOFF_MAX = 0.05
 
 
 class SessionError(MessageError, ValueError):
@@ -395,7 +401,9 @@ class Table:
         Idempotency-Key was taken meanwhile), takes that writer's changes and runs ``change`` again: it
         then answers as if it had come second (a stale ``expected`` is a Conflict, a retried key a replay)."""
         with self._changed:
-            for _attempt in range(MAX_RACE_ATTEMPTS):
+            for attempt in range(MAX_RACE_ATTEMPTS):
+                if attempt:
+                    time.sleep(random.uniform(0, min(RACE_BACKOFF_SECONDS * 2 ** attempt, RACE_BACKOFF_MAX)))
                 self._catch_up()
                 try:
                     return change()
