@@ -79,8 +79,10 @@ ALONG_SPAN = (2.6, 4.8)
 # row puts its own index 63 mm or more away (3.5), one in a column 88 mm or more (4.9).
 TABLE_ACROSS_SPAN = (2.2, 3.2)
 TABLE_ALONG_SPAN = (3.0, 4.4)
-# How far the line between two indices on one edge may lean off that edge: perspective and a box
-# that is not square to its card (the measured pairs: 90 % within 20°).
+# How far the line between two indices may lean off the reading's axes and still be one edge: a
+# card lies anywhere within 45° of the quarter turn its readings are binned to, and a diagonal leans
+# atan(2.6 / 3.4) = 37° off the long side; 25° keeps the two apart. Beyond it one deck still joins
+# same-code readings by their span (and three or more by corners_of_one_card); two decks do not.
 EDGE_ANGLE_DEG = 25.0
 MAX_INDICES_PER_CARD = 4
 # Three or four readings are one card only where they lie as its corners (corners_of_one_card). On the
