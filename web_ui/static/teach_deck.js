@@ -32,8 +32,8 @@
     return "#" + number + " " + code + (card.sure || corrections[number] ? "" : " ?");   // card codes: the same in every language
   }
 
-  // Name card #number (the labels showing it are updated too).
-  function ask(card, number, shown) {
+  // Name card #number (every label showing it, on its photo and among the asked cards, is updated).
+  function ask(card, number) {
     const answer = window.prompt(_("Which card is #%(number)s? (e.g. 10H, QS, BJ; empty to undo)", { number: number }),
                                  corrections[number] || card.code || "");
     if (answer === null) return;
@@ -41,14 +41,14 @@
     if (!code) { delete corrections[number]; }
     else if (!codePattern.test(code)) { say(_("%(code)s is not a card code (e.g. AS, 10H, QD, BJ)", { code: code })); return; }
     else { corrections[number] = code; }
-    shown.concat([labels[number]]).forEach(function (label) {
-      if (!label) return;
+    (labels[number] || []).forEach(function (label) {
       label.textContent = labelText(card, number);
       label.classList.toggle("unsure", !(card.sure || corrections[number]));
     });
   }
 
-  let labels = {};
+  let labels = {};   // card number -> the buttons showing it
+  function showing(number, label) { (labels[number] = labels[number] || []).push(label); }
 
   // The cards it cannot place, each as a picture cut from the photo, to name one by one.
   function showAsked(result) {
@@ -64,7 +64,8 @@
       button.type = "button";
       button.className = "card-label unsure";
       button.textContent = labelText(card, number);
-      button.addEventListener("click", function () { ask(card, number, [button]); });
+      button.addEventListener("click", function () { ask(card, number); });
+      showing(number, button);
       figure.append(image, button);
       return figure;
     }));
@@ -94,8 +95,8 @@
         label.style.top = (100 * card.box[1] / height) + "%";
         label.textContent = labelText(card, number);
         label.title = _("tap to name this card (the classifier thought: %(guesses)s)", { guesses: I18n.list(card.guesses) });
-        label.addEventListener("click", function () { ask(card, number, [label]); });
-        labels[number] = label;
+        label.addEventListener("click", function () { ask(card, number); });
+        showing(number, label);
         frame.appendChild(label);
       });
       const caption = document.createElement("figcaption");
