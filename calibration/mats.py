@@ -3,6 +3,14 @@
 The ArUco marker images come from OpenCV (``cv2.aruco.generateImageMarker``) and are embedded
 pixel-exact; zones are outlined and labelled. A mat larger than the chosen paper is tiled across
 several sheets at true scale, with an overlap strip and alignment crosses to tape them together.
+
+The PDF speaks the reader's language (``language``: English or Simplified Chinese). The shipped
+layouts' words (a zone's label, the title) are catalogue messages, found by the zone's role and seat;
+a label a table wrote in its own layout file is drawn as written. Chinese is drawn with reportlab's
+built-in CID font STSong-Light (Adobe's Asian font pack names it; the PDF viewer supplies the
+glyphs), so no font file ships or downloads. The raster mat (:func:`render_mat`) is the background of
+the synthetic tables the detector is tested on, not a sheet anyone reads: its labels stay in English,
+since OpenCV's Hershey fonts draw no Chinese and the synthetic scenes must not change with a language.
 """
 from __future__ import annotations
 
@@ -13,14 +21,93 @@ import pathlib
 import cv2
 import numpy as np
 
-from calibration.layouts import Layout
+from calibration.layouts import Layout, Zone
 from calibration.markers import charuco_board, marker_image
+from companion.i18n import DEFAULT_LANGUAGE, Translator, translator
+from companion.messages import Message, N_, Plural, english
 
 PAPER_MM = {"A4": (210.0, 297.0), "A3": (297.0, 420.0)}
 PAPERS = ("A4", "A3", "A4-tiled", "A3-tiled")
 PRINT_MARGIN_MM = 8.0
 TILE_OVERLAP_MM = 10.0
 MM = 72.0 / 25.4  # PDF points per millimetre
+
+
+# ---------------------------------------------------------------- the mat's words
+
+#: The shipped layouts' zone labels by role (``calibration/build_layouts.py`` writes them in English);
+#: ``%(seat)d`` is the owner's seat. A zone labelled otherwise keeps its own words.
+ROLE_LABELS = {
+    "grid": N_("the grid floats: start anywhere"),
+    "marker": N_("doubling marker"),
+    "dungeon": N_("dungeon"),
+    "exile": N_("exile"),
+    "battlefield": N_("battlefield: revealed"),
+    "committed": N_("P%(seat)d commits"),
+    "rest": N_("P%(seat)d rest area"),
+    "treasures": N_("P%(seat)d treasures"),
+    "trophies": N_("P%(seat)d trophies"),
+    "area": N_("P%(seat)d chips"),
+}
+KINGDOMS_TITLE = N_("Kingdoms — lay the 6×5 grid anywhere inside the frame")
+
+
+def _game_title(game: str, players: int) -> "Message | None":
+    """Each game's title for a player count, as the shipped layouts write it in English."""
+    if game == "dungeon":
+        return Plural("Guilds and Dungeon — %(n)d player", "Guilds and Dungeon — %(n)d players", n=players)
+    if game == "chosen":
+        return Plural("The Chosen — %(n)d player", "The Chosen — %(n)d players", n=players)
+    return None
+
+
+def zone_label(zone: Zone) -> "Message | str":
+    """The words on a zone: its role's message when the label is that message in English, else the label."""
+    msgid = ROLE_LABELS.get(zone.role)
+    if msgid is None or (("%(seat)d" in msgid) != (zone.player is not None)):
+        return zone.label
+    message = Message(msgid, seat=zone.player) if zone.player is not None else Message(msgid)
+    return message if english(message) == zone.label else zone.label
+
+
+def mat_title(layout: Layout) -> "Message | str":
+    """The mat's title: the shipped one's message when the title is that message in English, else the title."""
+    candidates = [Message(KINGDOMS_TITLE)]
+    if layout.players:
+        candidates.append(_game_title(layout.game, layout.players))
+    for message in candidates:
+        if message is not None and english(message) == layout.title:
+            return message
+    return layout.title
+
+
+# Helvetica (a PDF base font) draws Latin text; anything it cannot encode, STSong-Light, reportlab's
+# built-in CID font for Simplified Chinese (it also has Latin letters and digits, so one label stays
+# in one font).
+CHINESE_FONT = "STSong-Light"
+
+
+def _font(text: str, bold: bool = False) -> str:
+    try:
+        text.encode("cp1252")
+    except UnicodeEncodeError:
+        from reportlab.pdfbase import pdfmetrics
+        from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+        if CHINESE_FONT not in pdfmetrics.getRegisteredFontNames():
+            pdfmetrics.registerFont(UnicodeCIDFont(CHINESE_FONT))
+        return CHINESE_FONT
+    return "Helvetica-Bold" if bold else "Helvetica"
+
+
+def _say(words: Translator, text: "Message | str") -> str:
+    """A message in the reader's language; a layout's own words as written (never looked up)."""
+    return words.render(text) if isinstance(text, Message) else text
+
+
+def _text(pdf, draw: str, x: float, y: float, text: str, size: float, bold: bool = False) -> None:
+    """``pdf.drawString``/``drawCentredString`` (``draw``) in the font that can draw ``text``."""
+    pdf.setFont(_font(text, bold), size)
+    getattr(pdf, draw)(x, y, text)
 
 
 # ---------------------------------------------------------------- raster (for screens and synthetic tables)
@@ -101,8 +188,9 @@ def sheet_plan(layout: Layout, paper: str) -> tuple[tuple[float, float], list[tu
     return page, offsets
 
 
-def write_mat_pdf(layout: Layout, path: "str | pathlib.Path", paper: str = "A3") -> int:
-    """Writes the mat at true scale; returns the number of pages. Check the 100 mm ruler after printing."""
+def write_mat_pdf(layout: Layout, path: "str | pathlib.Path", paper: str = "A3", language: str = DEFAULT_LANGUAGE) -> int:
+    """Writes the mat at true scale with its words in ``language`` (a code :func:`companion.i18n.normalize`
+    reads; unknown: English); returns the number of pages. Check the 100 mm ruler after printing."""
     from PIL import Image
     from reportlab.lib.utils import ImageReader
     from reportlab.pdfgen import canvas
@@ -111,8 +199,9 @@ def write_mat_pdf(layout: Layout, path: "str | pathlib.Path", paper: str = "A3")
     if path.parent and not path.parent.exists():
         raise ValueError(f"folder {path.parent} does not exist")
     page, offsets = sheet_plan(layout, paper)
+    words = translator(language)
     pdf = canvas.Canvas(str(path), pagesize=(page[0] * MM, page[1] * MM))
-    pdf.setTitle(layout.title or layout.name)
+    pdf.setTitle(_say(words, mat_title(layout)) or layout.name)
     pdf.setCreator("Card Companion (companion mat)")
     markers = {}
     for marker in layout.markers:
@@ -122,18 +211,18 @@ def write_mat_pdf(layout: Layout, path: "str | pathlib.Path", paper: str = "A3")
         buffer.seek(0)
         markers[marker.id] = ImageReader(buffer)
     for number, (ox, oy) in enumerate(offsets, start=1):
-        _draw_page(pdf, layout, page, ox, oy, markers)
+        _draw_page(pdf, layout, page, ox, oy, markers, words)
         if len(offsets) > 1:
-            pdf.setFont("Helvetica", 7)
             pdf.setFillGray(0.4)
-            pdf.drawString(4 * MM, 3 * MM, f"{layout.name}: sheet {number} of {len(offsets)}, true scale. "
-                                           f"Overlap the sheets by {TILE_OVERLAP_MM:g} mm so the crosses meet.")
+            _text(pdf, "drawString", 4 * MM, 3 * MM, words.render(Message(
+                "%(name)s: sheet %(number)d of %(count)d, true scale. Overlap the sheets by %(overlap)s mm so the crosses meet.",
+                name=layout.name, number=number, count=len(offsets), overlap=format(TILE_OVERLAP_MM, "g"))), 7)
         pdf.showPage()
     pdf.save()
     return len(offsets)
 
 
-def _draw_page(pdf, layout: Layout, page, ox: float, oy: float, markers) -> None:
+def _draw_page(pdf, layout: Layout, page, ox: float, oy: float, markers, words: Translator) -> None:
     page_h = page[1]
 
     def P(x, y):  # mat mm → PDF points (PDF y grows upwards)
@@ -150,12 +239,11 @@ def _draw_page(pdf, layout: Layout, page, ox: float, oy: float, markers) -> None
         for radius, width in ((r.outer, 0.8), (r.inner, 0.8), (r.vault, 1.6), (r.vault * 0.6, 0.6)):
             pdf.setLineWidth(width)
             pdf.circle(cx, cy, radius * MM)
-        pdf.setFont("Helvetica-Bold", 12)
-        pdf.drawCentredString(cx, cy - 4, "VAULT")
-        pdf.setFont("Helvetica", 10)
-        pdf.drawCentredString(cx, P(0, r.center[1] - (r.vault + r.inner) / 2)[1], "STEP 2")
-        pdf.drawCentredString(cx, P(0, r.center[1] - (r.inner + r.outer) / 2)[1], "STEP 1")
-        pdf.drawCentredString(cx, P(0, r.center[1] - r.outer - 8)[1], "DEPARTURE (outside the circle)")
+        _text(pdf, "drawCentredString", cx, cy - 4, words.render(Message("VAULT")), 12, bold=True)
+        _text(pdf, "drawCentredString", cx, P(0, r.center[1] - (r.vault + r.inner) / 2)[1], words.render(Message("STEP 2")), 10)
+        _text(pdf, "drawCentredString", cx, P(0, r.center[1] - (r.inner + r.outer) / 2)[1], words.render(Message("STEP 1")), 10)
+        _text(pdf, "drawCentredString", cx, P(0, r.center[1] - r.outer - 8)[1],
+              words.render(Message("DEPARTURE (outside the circle)")), 10)
     pdf.setLineWidth(0.8)
     for zone in layout.zones:
         if zone.shape == "circle":
@@ -173,26 +261,23 @@ def _draw_page(pdf, layout: Layout, page, ox: float, oy: float, markers) -> None
         pdf.saveState()
         pdf.translate(cx, cy)
         pdf.rotate(-zone.facing)  # the seated player reads their own labels
-        pdf.setFont("Helvetica", 9)
-        pdf.drawCentredString(0, -3, zone.label)
+        _text(pdf, "drawCentredString", 0, -3, _say(words, zone_label(zone)), 9)
         pdf.restoreState()
     for marker in layout.markers:
         mx, my = P(marker.x, marker.y + marker.size)
         pdf.drawImage(markers[marker.id], mx, my, marker.size * MM, marker.size * MM)
-        pdf.setFont("Helvetica", 6)
-        pdf.drawString(mx, my - 7, f"marker {marker.id}")
+        _text(pdf, "drawString", mx, my - 7, words.render(Message("marker %(id)s", id=marker.id)), 6)
     # a 100 mm ruler to check the printer kept true scale
     rx, ry = P(layout.width / 2 - 50, layout.height - 3)
     pdf.setLineWidth(0.6)
     pdf.line(rx, ry, rx + 100 * MM, ry)
     for tick in range(0, 101, 10):
         pdf.line(rx + tick * MM, ry, rx + tick * MM, ry + (3 if tick % 50 else 5) * MM / 2)
-    pdf.setFont("Helvetica", 6)
-    pdf.drawString(rx + 101 * MM, ry, "100 mm")
-    pdf.setFont("Helvetica-Bold", 11)
+    _text(pdf, "drawString", rx + 101 * MM, ry, words.render(Message("%(length)s mm", length=100)), 6)
     tx, ty = P(layout.width / 2, 8)
-    if layout.title:
-        pdf.drawCentredString(tx, ty - 4, layout.title)
+    title = _say(words, mat_title(layout))
+    if title:
+        _text(pdf, "drawCentredString", tx, ty - 4, title, 11, bold=True)
     # alignment crosses every 100 mm help to tape tiles together
     pdf.setLineWidth(0.3)
     for gx in range(100, int(layout.width), 100):
@@ -203,7 +288,7 @@ def _draw_page(pdf, layout: Layout, page, ox: float, oy: float, markers) -> None
 
 
 def write_charuco_pdf(path: "str | pathlib.Path", paper: str = "A4", squares=(7, 5), square_mm: float = 30.0,
-                      marker_mm: float = 22.0) -> tuple[float, float]:
+                      marker_mm: float = 22.0, language: str = DEFAULT_LANGUAGE) -> tuple[float, float]:
     """The ChArUco board of :func:`calibration.markers.charuco_board` at true scale on one sheet."""
     from PIL import Image
     from reportlab.lib.utils import ImageReader
@@ -221,13 +306,14 @@ def write_charuco_pdf(path: "str | pathlib.Path", paper: str = "A4", squares=(7,
     Image.fromarray(pixels).save(buffer, format="PNG")
     buffer.seek(0)
     pdf = canvas.Canvas(str(path), pagesize=(long * MM, short * MM))
-    pdf.setTitle("ChArUco lens calibration board")
+    words = translator(language)
+    pdf.setTitle(words.render(Message("ChArUco lens calibration board")))
     x, y = (long - width) / 2, (short - height) / 2
     pdf.drawImage(ImageReader(buffer), x * MM, y * MM, width * MM, height * MM)
-    pdf.setFont("Helvetica", 8)
-    pdf.drawString(x * MM, (y - 5) * MM, f"ChArUco {squares[0]}x{squares[1]}, squares {square_mm:g} mm, markers {marker_mm:g} mm "
-                                         "(DICT_5X5_100 from id 50). Print at 100 %; check a square measures "
-                                         f"{square_mm:g} mm.")
+    _text(pdf, "drawString", x * MM, (y - 5) * MM, words.render(Message(
+        "ChArUco %(columns)sx%(rows)s, squares %(square)s mm, markers %(marker)s mm (DICT_5X5_100 from id 50). "
+        "Print at full size (no scaling); check a square measures %(square)s mm.",
+        columns=squares[0], rows=squares[1], square=format(square_mm, "g"), marker=format(marker_mm, "g"))), 8)
     pdf.showPage()
     pdf.save()
     return width, height

@@ -127,6 +127,7 @@ def test_a_card_folder_with_unknown_names_duplicates_or_gaps_is_refused(tmp_path
     (folder / "kd.png").unlink()
     with pytest.raises(ValueError, match="no image for KD"):
         card_images(folder)
+    assert "KD" not in card_images(folder, complete=False)      # a deck learned from it may lack cards
 
 
 # ------------------------------------------------------------------- end to end, with the shipped models
@@ -231,7 +232,9 @@ def test_show_and_remove_of_a_deck_that_does_not_exist_say_which_exist(learned, 
     assert _saved(learned) == saved
 
 
-def test_a_card_folder_with_unknown_names_or_missing_cards_is_refused_by_name(learned, tmp_path, capsys):
+def test_a_card_folder_with_unknown_names_or_no_image_is_refused_by_name_and_a_partial_one_learned(learned, tmp_path, capsys):
+    from companion.vision.decks.store import DeckStore
+
     saved = _saved(learned)
     folder = _write_deck(tmp_path / "cards", [c for c in STANDARD_CODES if c not in ("KD", "3H")])
     (folder / "joker.png").write_bytes((folder / "as.png").read_bytes())
@@ -240,12 +243,23 @@ def test_a_card_folder_with_unknown_names_or_missing_cards_is_refused_by_name(le
     assert "not card codes: IMG_2041.jpg, joker.png" in capsys.readouterr().err
     (folder / "joker.png").unlink()
     (folder / "IMG_2041.jpg").unlink()
-    assert main(["deck", "learn", "--name", "drawn", "--replace", str(folder), "--data", str(learned)]) == 2
-    assert "no image for 3H KD" in capsys.readouterr().err
-    _write_deck(folder, ["KD", "3H"])
     (folder / "as.png").write_bytes(b"")           # a card image that is no image
     assert main(["deck", "learn", "--name", "drawn", "--replace", str(folder), "--data", str(learned)]) == 2
     assert "as.png" in capsys.readouterr().err
+    assert _saved(learned) == saved
+    # a partial folder (no 3H, KD) teaches the cards it shows and says which the general models read
+    _write_deck(folder, ["AS"])
+    assert main(["deck", "learn", "--name", "partial", str(folder), "--data", str(learned)]) == 0
+    assert "no image of 3H KD in the folder" in capsys.readouterr().out
+    partial = DeckStore(learned).load("partial")
+    assert {"3H", "KD"}.isdisjoint(partial.codes) and len(partial.learned_codes) == 50
+    assert main(["deck", "remove", "partial", "--data", str(learned)]) == 0
+    assert _saved(learned) == saved
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("no cards here")
+    assert main(["deck", "learn", "--name", "nothing", str(empty), "--data", str(learned)]) == 2
+    assert "no card images in it" in capsys.readouterr().err
     assert _saved(learned) == saved
 
 

@@ -1,5 +1,5 @@
 """The grouping weighs only pairs of readings close enough to be one card (``grouping._near_pairs``):
-the same pairs come out as when every pair is weighed, on random tables of readings."""
+the same pairs (and groups) come out as when every pair is weighed, on random tables of readings."""
 import random
 
 import pytest
@@ -25,7 +25,9 @@ def test_weighing_only_near_pairs_chooses_the_pairs_weighing_all_does(seed, monk
         for index_px in (None, rng.uniform(8, 30)):
             for geometry in (None, True):
                 monkeypatch.setattr(grouping, "_near_pairs", near)
-                weighed_near = grouping.choose_pairs(readings, index_px=index_px, one_card_geometry=geometry)
-                monkeypatch.setattr(grouping, "_near_pairs", every_pair)
-                weighed_all = grouping.choose_pairs(readings, index_px=index_px, one_card_geometry=geometry)
-                assert weighed_near == weighed_all
+                for choose in (grouping.choose_pairs, grouping.choose_groups):
+                    monkeypatch.setattr(grouping, "_near_pairs", near)
+                    weighed_near = choose(readings, index_px=index_px, one_card_geometry=geometry)
+                    monkeypatch.setattr(grouping, "_near_pairs", every_pair)
+                    weighed_all = choose(readings, index_px=index_px, one_card_geometry=geometry)
+                    assert weighed_near == weighed_all

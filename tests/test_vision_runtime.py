@@ -574,7 +574,8 @@ def test_different_codes_side_by_side_stay_two_cards():
 
 def test_a_joker_s_tall_corners_pair_when_the_table_scale_is_known():
     """A joker strip twice an ordinary index makes its two corners look less than two of its own
-    sizes apart (no pair: two jokers); measured in the table's index size they are one card."""
+    sizes apart, nearer than any diagonal; measured in the table's index size they are one card. In
+    its own size it is as near as a four-index card's edge, and one deck has one big joker: one card too."""
     px_per_mm = 2.0
     a, b = card_corners("BJ", (400, 300), px_per_mm=px_per_mm)
 
@@ -585,7 +586,9 @@ def test_a_joker_s_tall_corners_pair_when_the_table_scale_is_known():
                             reading.class_confidence, reading.rotation)
 
     tall = [stretched(a), stretched(b)]
-    assert group_cards(tall).codes == ("BJ", "BJ")
+    own = group_cards(tall)
+    assert own.codes == ("BJ",) and np.allclose(own.centers[0], [400, 300], atol=1e-3)
+    assert len(group_cards(tall, trust_rotation=True)) == 2     # two decks: the facing must say one card
     told = group_cards(tall, index_px=INDEX_H * px_per_mm)
     assert told.codes == ("BJ",) and np.allclose(told.centers[0], [400, 300], atol=1e-3)
 

@@ -57,6 +57,17 @@ def test_a_deck_photo_is_labelled_corrected_and_saved(client, app):
     placed = [card["code"] for card in result["cards"] if card["sure"]]
     assert len(set(placed)) >= 40          # a card may show two corners read apart: one code, two readings
     assert client.get(f"/api/decks/drafts/{result['draft']}/photo/0").mimetype == "image/jpeg"
+    # how sure it is of the rest, and a picture of any card (those it asks about are shown so on the page)
+    assert result["sureness"]["msg"].startswith("sure of %(sure)s of %(count)s cards")
+    assert set(result["asked"]) <= set(range(len(result["cards"])))
+    for number in set(result["asked"]) | {0}:
+        picture = client.get(f"/api/decks/drafts/{result['draft']}/card/{number}")
+        assert picture.mimetype == "image/jpeg"
+        crop = cv2.imdecode(np.frombuffer(picture.data, np.uint8), cv2.IMREAD_COLOR)
+        x1, y1, x2, y2 = result["cards"][number]["box"]
+        assert x2 - x1 < crop.shape[1] < image.shape[1] and y2 - y1 < crop.shape[0] < image.shape[0]
+    assert client.get(f"/api/decks/drafts/{result['draft']}/card/{len(result['cards'])}").status_code == 404
+    assert client.get("/api/decks/drafts/nosuchdraft/card/0").status_code == 404
     saved = client.post(f"/api/decks/drafts/{result['draft']}/save", json={"corrections": corrections})
     assert saved.status_code == 200, saved.get_json()
     assert saved.get_json()["saved"] is True

@@ -2,6 +2,7 @@
 
     GET  /decks/teach[?table=ID]        the page (web_ui/templates/teach_deck.html, static/teach_deck.js); from a
                                         table's page it offers "use this deck for table ID" once saved
+    GET  /api/decks/drafts/<id>/card/<n>  a picture of card n (those it asks about are shown so)
     GET  /api/decks                     the learned decks
     POST /api/decks/drafts              multipart: name, photos (files), parts ("1"): read the photos, label every card
     POST /api/decks/drafts/<id>/save    JSON {"corrections": {"NUMBER": "CODE"}}: learn with the player's corrections, save
@@ -114,7 +115,7 @@ def new_draft():
         result = learn_from_photos(_detector(), photos, name, parts=parts)
         draft = secrets.token_urlsafe(8)
         drafts = _drafts()
-        drafts[draft] = {"name": name, "photos": photos, "parts": parts}
+        drafts[draft] = {"name": name, "photos": photos, "parts": parts, "cards": result.cards}
         while len(drafts) > MAX_DRAFTS:
             drafts.popitem(last=False)
     return jsonify({"draft": draft, **_result_json(result, photos)})
@@ -128,6 +129,21 @@ def draft_photo(draft: str, number: int):
     if entry is None or not 0 <= number < len(entry["photos"]):
         return _error(_("no such draft photo"), 404)
     _ok, jpeg = cv2.imencode(".jpg", entry["photos"][number][1], [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return current_app.response_class(jpeg.tobytes(), mimetype="image/jpeg")
+
+
+@bp.get("/api/decks/drafts/<draft>/card/<int:number>")
+def draft_card(draft: str, number: int):
+    """A picture of one card of the draft (as the latest reading numbered them), for the player to name it."""
+    import cv2
+
+    from companion.vision.decks.result import card_crop
+
+    entry = _drafts().get(draft)
+    if entry is None or not 0 <= number < len(entry.get("cards", [])):
+        return _error(_("no such card in this draft"), 404)
+    card = entry["cards"][number]
+    _ok, jpeg = cv2.imencode(".jpg", card_crop(entry["photos"][card.photo][1], card), [cv2.IMWRITE_JPEG_QUALITY, 85])
     return current_app.response_class(jpeg.tobytes(), mimetype="image/jpeg")
 
 
@@ -153,6 +169,7 @@ def save_draft(draft: str):
         except ValueError as error:
             return _error(error_text(error))
         if not result.complete:
+            entry["cards"] = result.cards
             return jsonify({"saved": False, "draft": draft, **_result_json(result, entry["photos"])}), 422
         try:
             _store().save(result.profile)

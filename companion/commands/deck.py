@@ -51,6 +51,7 @@ def register(subparsers) -> None:
                        help=_("name card NUMBER (as listed by an earlier try) yourself, e.g. 17=6S; repeatable"))
     learn.add_argument("--replace", action="store_true", help=_("replace a deck of that name"))
     learn.add_argument("--json", action="store_true", help=_("print the result (every card found, its code and sureness) as JSON"))
+    learn.add_argument("--crops", metavar="DIR", help=_("write a picture of each card it asks about to this folder"))
     learn.add_argument("--weights", metavar="PATH", help=_("folder with models.json and the ONNX files"))
     learn.set_defaults(handler=learn_command)
     listing = commands.add_parser("list", help=_("the learned decks"))
@@ -80,11 +81,9 @@ def _corrections(items: list[str]) -> dict[int, str]:
 
 
 def learn_command(args) -> int:
-    from companion.vision import Detector, load_image
-    from companion.vision.deck_folder import card_images
-    from companion.vision.decks.folder import learn_from_folder
-    from companion.vision.decks.photos import learn_from_photos
+    from companion.vision import Detector
     from companion.vision.decks.store import DeckStore
+    from companion.vision.decks.teaching import teach, teaching_frames
 
     store = DeckStore(args.data)
     store.check_name(args.name)
@@ -93,31 +92,23 @@ def learn_command(args) -> int:
                              "remove` it first",
                              name=repr(args.name), root=store.root))
     corrections = _corrections(args.set)
-    folders = [p for p in args.photos if Path(p).is_dir()]
-    if folders and len(args.photos) > 1:
-        raise CommandError(_("give either one folder of card images or photos, not both"))
-    frames = []
-    if folders:
-        card_images(folders[0])     # unknown file names, two images of a card, missing cards: before the models load
-    else:
-        for path in args.photos:
-            try:
-                frames.append((path, load_image(path)))
-            except ValueError as error:
-                raise CommandError(error_text(error)) from None
+    try:
+        teaching_frames(args.photos)    # unknown file names, two images of a card, unreadable photos: before the models load
+    except ValueError as error:
+        raise CommandError(error_text(error)) from None
     detector = Detector.load(args.weights, tile="auto")
-    if folders:
-        result = learn_from_folder(detector, folders[0], args.name)
-    else:
-        result = learn_from_photos(detector, frames, args.name, parts=args.parts, corrections=corrections)
+    result = teach(detector, args.photos, args.name, parts=args.parts, corrections=corrections)
     if args.json:
         print(json.dumps(result.to_json(), indent=1))
     else:
+        crops = _write_crops(result, args.crops) if args.crops else {}
         for number, card in result.asked():
             where = _("%(photo)s at (%(x)s, %(y)s)", photo=result.photos[card.photo], x=f"{card.box[0]:.0f}", y=f"{card.box[1]:.0f}")
             reading = _("read %(code)s?", code=card.code) if card.code else _("not placed")
             print(_("  #%(number)s: %(where)s: %(reading)s (classifier: %(guesses)s)", number=number, where=where, reading=reading,
-                    guesses=current().words(card.guesses)))
+                    guesses=current().words(card.guesses)) + (f" → {crops[number]}" if number in crops else ""))
+        if result.cards and result.profile is not None and result.profile.info.get("source", "").startswith("photos"):
+            print("  " + current().render(result.sureness))
     if not result.complete:
         say = current().render
         problems = [say(problem) for problem in result.problems] or [_("nothing could be learned from these photos")]
@@ -130,6 +121,33 @@ def learn_command(args) -> int:
             name=repr(args.name), cards=info['cards'], count=len(result.profile.codes),
             value=_(", its back") if result.profile.back is not None else _(", no back seen"), seconds=format(result.seconds, '.1f'), target=target))
     return 0
+
+
+def _write_crops(result, folder: str) -> dict[int, Path]:
+    """A picture of each card learning asks about, ``card-<number>.jpg`` in ``folder`` (made if need be)."""
+    import cv2
+
+    from companion.vision.decks.result import card_crop
+    from companion.vision.frames import load_image
+
+    asked = result.asked()
+    if not asked:
+        return {}
+    target = Path(folder)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise CommandError(_("--crops %(folder)s: cannot make that folder (%(error)s)", folder=folder, error=error)) from None
+    frames = {}
+    written = {}
+    for number, card in asked:
+        if card.photo not in frames:
+            frames[card.photo] = load_image(result.photos[card.photo])
+        path = target / f"card-{number}.jpg"
+        if not cv2.imwrite(str(path), card_crop(frames[card.photo], card)):
+            raise CommandError(_("--crops %(folder)s: cannot write %(path)s", folder=folder, path=path))
+        written[number] = path
+    return written
 
 
 def list_command(args) -> int:
@@ -154,7 +172,7 @@ def show_command(args) -> int:
     learned = profile.learned_codes
     print(_('%(name)s: %(count)s cards, %(count2)s index views, back %(value)s',
             name=profile.name, count=len(learned), count2=len(profile.codes), value=_("known") if profile.back is not None else _("not seen")))
-    for key in ("created", "source", "photos", "learn_seconds", "none_floor"):
+    for key in ("created", "source", "photos", "learn_seconds", "none_floor", "self_check"):
         if key in profile.info:
             print(_('  %(key)s: %(info)s', key=key, info=profile.info[key]))
     missing = [c for c in DECK_CODES if c not in learned]

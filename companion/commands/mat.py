@@ -2,6 +2,10 @@
 
     companion mat --game dungeon --players 4 --paper A4-tiled --out dungeon-4p.pdf
     companion mat --layout my-table.json --paper A3 --out mine.pdf
+    companion --language zh-Hans mat --game chosen --players 3 --out chosen-3p.pdf
+
+The mat's words follow the command line's language (``--language``, else the shell's): a Chinese mat
+labels its zones with the seeds' terms (休息区, 仓库, 战场, 放逐区…).
 
 Check the 100 mm ruler after printing: the camera's zones are in true millimetres. A mat larger
 than the paper is tiled across several sheets with an overlap strip and alignment crosses.
@@ -11,7 +15,7 @@ from __future__ import annotations
 import argparse
 
 from companion.commands import CommandError
-from companion.i18n import _, ngettext
+from companion.i18n import _, current, ngettext
 from companion.games import GAMES
 
 
@@ -37,7 +41,7 @@ def mat_command(args) -> int:
     if not args.out.lower().endswith(".pdf"):
         raise CommandError(_('--out must name a .pdf file, got %(out)s', out=repr(args.out)))
     if args.charuco:
-        size = write_charuco_pdf(args.out, args.paper)
+        size = write_charuco_pdf(args.out, args.paper, language=current().language)
         print(_("wrote %(out)s: ChArUco board %(size)s×%(size2)s mm, true scale; film it from several angles",
                 out=args.out, size=format(size[0], 'g'), size2=format(size[1], 'g')))
         return 0
@@ -49,7 +53,7 @@ def mat_command(args) -> int:
         layout = layout_for(args.game, args.players)
     else:
         raise CommandError(_("say which mat: --game kingdoms|dungeon|chosen, or --layout FILE (or --charuco)"))
-    pages = write_mat_pdf(layout, args.out, args.paper)
+    pages = write_mat_pdf(layout, args.out, args.paper, language=current().language)
     page, _sheets = sheet_plan(layout, args.paper)
     print(ngettext("wrote %(out)s: %(name)s mat, %(width)s×%(height)s mm on %(n)d %(paper)s sheet (%(page)s mm), true scale",
                    "wrote %(out)s: %(name)s mat, %(width)s×%(height)s mm on %(n)d %(paper)s sheets (%(page)s mm), true scale", pages,

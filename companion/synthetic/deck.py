@@ -4,7 +4,9 @@ No font files and no images: ranks use OpenCV's built-in Hershey stroke fonts, s
 polygons. The deck exists so the project can render training images and test recordings
 without any third-party artwork. Like a real deck it has a rank + suit index in the top-left
 corner and the same index turned 180° in the bottom-right corner, and 6 and 9 carry an
-underline so they stay distinguishable upside down.
+underline so they stay distinguishable upside down. With ``four_index`` it prints the index in all
+four corners, as many real decks do: the top-right one facing the same way as the top-left, the
+bottom-left one turned 180° like the bottom-right.
 
 The index geometry depends only on the card size (not on ``style_seed``), so
 :func:`index_boxes` can tell a labeller exactly where the indices are.
@@ -160,8 +162,10 @@ def _index_rect(card: Card, width: int, height: int) -> tuple[int, int, int, int
     return (int(round(fx1 * width)), int(round(fy1 * height)), int(round(fx2 * width)), int(round(fy2 * height)))
 
 
-def index_boxes(code: str, width: int = 250, height: int = 350) -> list[BoxXYXY]:
-    """Pixel boxes ``(x1, y1, x2, y2)`` of the two corner indices (top-left, then bottom-right).
+def index_boxes(code: str, width: int = 250, height: int = 350, four_index: bool = False) -> list[BoxXYXY]:
+    """Pixel boxes ``(x1, y1, x2, y2)`` of the corner indices: top-left, then bottom-right (turned
+    180°); with ``four_index`` then top-right (facing as the top-left) and bottom-left (turned 180°).
+    Even places read upright with the card, odd ones turned half a turn.
 
     A face-down card (``BACK``) shows no index: the list is empty.
     """
@@ -171,7 +175,11 @@ def index_boxes(code: str, width: int = 250, height: int = 350) -> list[BoxXYXY]
         return []
     x1, y1, x2, y2 = _index_rect(card, width, height)
     # 180° turn about the card centre maps pixel x to (width - 1 - x); boxes are half-open.
-    return [(x1, y1, x2, y2), (width - x2, height - y2, width - x1, height - y1)]
+    boxes = [(x1, y1, x2, y2), (width - x2, height - y2, width - x1, height - y1)]
+    if four_index:
+        # the top-right copy is the top-left one moved across the card (not mirrored: it reads the same)
+        boxes += [(width - x2, y1, width - x1, y2), (x1, height - y2, x2, height - y1)]
+    return boxes
 
 
 def _check_size(width: int, height: int) -> None:
@@ -191,8 +199,10 @@ def card_mask(width: int = 250, height: int = 350) -> np.ndarray:
     return mask
 
 
-def render_card(code: str, width: int = 250, height: int = 350, style_seed: int = 0) -> np.ndarray:
-    """A BGR image of the card. Outside the rounded corners the pixels are black (use :func:`card_mask`)."""
+def render_card(code: str, width: int = 250, height: int = 350, style_seed: int = 0,
+                four_index: bool = False) -> np.ndarray:
+    """A BGR image of the card (``four_index``: an index in every corner, see :func:`index_boxes`).
+    Outside the rounded corners the pixels are black (use :func:`card_mask`)."""
     card = Card.parse(code)
     _check_size(width, height)
     style = _style(int(style_seed))
@@ -202,7 +212,7 @@ def render_card(code: str, width: int = 250, height: int = 350, style_seed: int 
     else:
         image[:] = style.paper
         _draw_face(image, card, style)
-        _draw_indices(image, card, style)
+        _draw_indices(image, card, style, four_index)
         cv2.rectangle(image, (0, 0), (width - 1, height - 1), (200, 200, 200), 1)
     mask = card_mask(width, height)
     image[mask == 0] = 0
@@ -249,10 +259,19 @@ def _index_layer(card: Card, width: int, height: int, style: _Style) -> tuple[np
     return layer, ink
 
 
-def _draw_indices(image: np.ndarray, card: Card, style: _Style) -> None:
+def _draw_indices(image: np.ndarray, card: Card, style: _Style, four_index: bool = False) -> None:
     height, width = image.shape[:2]
     layer, ink = _index_layer(card, width, height, style)
-    for lay, msk in ((layer, ink), (layer[::-1, ::-1], ink[::-1, ::-1])):
+    layers = [(layer, ink), (layer[::-1, ::-1], ink[::-1, ::-1])]
+    if four_index:
+        # the top-left index moved across to the top-right corner, then that one turned 180° (bottom-left)
+        x1, _, x2, _ = _index_rect(card, width, height)
+        shift = (width - x2) - x1
+        across = np.zeros_like(layer), np.zeros_like(ink)
+        across[0][:, x1 + shift:x2 + shift] = layer[:, x1:x2]
+        across[1][:, x1 + shift:x2 + shift] = ink[:, x1:x2]
+        layers += [across, (across[0][::-1, ::-1], across[1][::-1, ::-1])]
+    for lay, msk in layers:
         alpha = (msk.astype(np.float32) / 255)[..., None]
         image[:] = (image * (1 - alpha) + lay * alpha).astype(np.uint8)
 
@@ -382,20 +401,22 @@ def _draw_back(image: np.ndarray, style: _Style) -> None:
 # ----------------------------------------------------------------------------- other decks' art
 
 class DrawnDeck:
-    """The project's own drawn deck, one design per ``style_seed``, behind the interface a recording draws with."""
+    """The project's own drawn deck, one design per ``style_seed``, behind the interface a recording
+    draws with; ``four_index``: an index in all four corners (see :func:`index_boxes`)."""
 
-    def __init__(self, style_seed: int = 0):
+    def __init__(self, style_seed: int = 0, four_index: bool = False):
         self.style_seed = int(style_seed)
-        self.name = f"drawn-{self.style_seed}"
+        self.four_index = bool(four_index)
+        self.name = f"drawn-{self.style_seed}" + ("-four-index" if self.four_index else "")
 
     def render(self, code: str, width: int, height: int) -> np.ndarray:
-        return render_card(code, width, height, self.style_seed)
+        return render_card(code, width, height, self.style_seed, self.four_index)
 
     def mask(self, code: str, width: int, height: int) -> np.ndarray:
         return card_mask(width, height)
 
     def index_boxes(self, code: str, width: int, height: int) -> list[BoxXYXY]:
-        return index_boxes(code, width, height)
+        return index_boxes(code, width, height, self.four_index)
 
 
 class ArtDeck:

@@ -193,9 +193,9 @@ class Renderer:
             lo, hi = corners.min(0), corners.max(0)
             if lo[0] < 0 or lo[1] < 0 or hi[0] > self.camera.width or hi[1] > self.camera.height:
                 continue
-            # the bottom-right index is printed turned half a turn
+            # the bottom ones (odd places: bottom-right, bottom-left) are printed turned half a turn
             visible.append({"box": [round(float(v), 1) for v in (*lo, *hi)],
-                            "up_degrees": round((card_up + 180 * corner) % 360, 1)})
+                            "up_degrees": round((card_up + 180 * (corner % 2)) % 360, 1)})
         return visible
 
     def film(self, canvas: np.ndarray) -> np.ndarray:
@@ -358,6 +358,20 @@ class _Playback:
                 yield from self.travel(target, entry, timing.leave, entry, marks_at_end=[mark])
             for _ in range(max(1, int(round(timing.settle * camera.fps)))):
                 yield self.frame()
+
+
+def render_table(layout: Layout, cards: "Iterable[tuple[str, tuple[float, float], float, bool]]",
+                 camera: CameraSettings | None = None, seed: int = 0) -> RenderedFrame:
+    """One frame of a still table: ``cards`` as (code, mat position in mm, angle in degrees clockwise,
+    face up), each drawn over the ones before it (rows, cascades, fans), with what a perfect detector
+    would see of each (``RenderedFrame.cards``: the indices the cards above leave visible)."""
+    renderer = Renderer(layout, camera or CameraSettings(), seed)
+    laid = [_Card(code, (float(pos[0]), float(pos[1])), float(angle), bool(face_up)) for code, pos, angle, face_up in cards]
+    canvas = renderer.world.copy()
+    for card in laid:
+        renderer._paste_card(canvas, card)
+    truth = [renderer.card_truth(card, None, laid[k + 1:]) for k, card in enumerate(laid)]
+    return RenderedFrame(0.0, renderer.film(canvas), [], [t for t in truth if t is not None])
 
 
 def render_frames(scenario: Scenario, camera: CameraSettings | None = None,

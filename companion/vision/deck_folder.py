@@ -29,8 +29,10 @@ def code_from_filename(path: Path) -> str:
     return code
 
 
-def card_images(folder: str | os.PathLike) -> dict[str, Path]:
-    """The folder's card images by code; unknown names, duplicates and missing cards are errors."""
+def card_images(folder: str | os.PathLike, complete: bool = True) -> dict[str, Path]:
+    """The folder's card images by code; unknown names and duplicates are errors, and so are missing
+    cards when ``complete`` (a deck drawn from it needs them all; a deck learned from it may lack some:
+    the general models read those). A folder with no card image at all is always an error."""
     folder = Path(folder)
     if not folder.is_dir():
         raise ValueError(f"{folder}: no such folder")
@@ -54,8 +56,10 @@ def card_images(folder: str | os.PathLike) -> dict[str, Path]:
                          "(name each image by its card: 10c.jpg, QH.png, BJ.png, back.png)")
     if twice:
         raise ValueError(f"{folder}: two images of one card: {'; '.join(twice)}")
+    if not any(code in found for code in _DECK_CODES):
+        raise ValueError(f"{folder}: no card images in it (name each image by its card: 10c.jpg, QH.png, BJ.png, back.png)")
     missing = [c for c in _STANDARD_CODES if c not in found]
-    if missing:
+    if missing and complete:
         raise ValueError(f"{folder}: no image for {' '.join(missing)}")
     return found
 

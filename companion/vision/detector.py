@@ -410,10 +410,14 @@ class Detector:
             return []
         if self.deck is not None:
             readings = []
+            classes = self.manifest.classifier.classes
             colours = self.ink_colours(frame, boxes) if self.deck.colours is not None else [None] * len(boxes)
-            for (wanted, _, embeddings), ink in zip(self.embed_boxes(frame, boxes), colours):
+            for (wanted, probs, embeddings), ink in zip(self.embed_boxes(frame, boxes), colours):
                 code, confidence, row = self.deck.read(embeddings, ink)
-                readings.append((code, confidence, wanted[row]))
+                probabilities = np.zeros((len(ROTATIONS), len(classes)), np.float32)
+                for k, turn in enumerate(wanted):
+                    probabilities[ROTATIONS.index(turn)] = probs[k]
+                readings.append(self.deck.arbitrate(best_rotation(probabilities, classes), (code, confidence, wanted[row])))
             return readings
         turns, batch = self._crops(frame, boxes)
         flat = self.classifier_model.run_many(batch)

@@ -12,9 +12,16 @@ real labelled photos (``../shared/datasets/cardcounterml``: 2,058 pairs of same-
 one photo, centres 4.2 scales apart at the median, 90 % between 2.7 and 5.1) and on the 31 rendered
 training decks (4.8 at the median, 3.8-5.5; the card's centre lies 53° below the upright index's
 horizontal, 51-57°).
+
+Many real decks print the index in all four corners: the two upper indices face the same way, one
+card-width apart less an index, and the two lower ones are turned 180° to them. Such a card shows up
+to four readings of its code; :func:`choose_groups` joins all of them into one card (along the card's
+edges as well as across its diagonal), never more than a card's four corners, and only readings that
+are pairwise where one card's corners lie (complete linkage: a chain of two real cards never joins).
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -52,6 +59,38 @@ OPPOSITE_CORNER_SPAN = (2.7, 5.3)
 OPPOSITE_CORNER_SIZE_RATIO = 1.3
 OPPOSITE_CORNER_ELONGATION = 1.25   # an index box longer than this along one axis shows the card's long axis
 OPPOSITE_CORNER_AXIS_DEG = (25.0, 70.0)   # between the boxes' long axis and the line joining them
+
+# Four-index decks: the indices lie at the corners of a rectangle INDEX_ACROSS wide (the two upper
+# ones, side by side, facing the same way) and INDEX_ALONG long (an upper and the lower one on the same
+# side, turned 180°), in index scales. Measured on poker-cards-rf100, a real four-index deck (its
+# labelled whole cards of both splits, each card's readings of its own code inside its box, 2026-12-02):
+# across 2.65 at the median (1.92-4.56, 5th-95th percentile, the tail being misread rotations), along
+# 3.51 (3.03-5.16); the drawn deck's four-index option (companion.synthetic.deck) 2.48 x 3.18.
+INDEX_ACROSS = 2.6
+INDEX_ALONG = 3.4
+# Two cards side by side in a row put their upper-left indices a card's width apart: 3.49 index
+# scales at the median on the same photos (cards lying square), against an across of 2.65: a pair
+# whose facing says "the two upper indices" stops between the two (a same-code pair further apart
+# still joins as any same-code pair does with one deck, after the pairs whose facing fits).
+ACROSS_SPAN = (1.6, 3.0)
+ALONG_SPAN = (2.6, 4.8)
+# On a mat the index size is the layout's 18 mm (calibration.layouts.INDEX_MM) and a poker card is
+# 63 x 88 mm: its upper indices ~51 mm apart (2.8) and ~64 mm down its side (3.6); a neighbour in a
+# row puts its own index 63 mm or more away (3.5), one in a column 88 mm or more (4.9).
+TABLE_ACROSS_SPAN = (2.2, 3.2)
+TABLE_ALONG_SPAN = (3.0, 4.4)
+# How far the line between two indices may lean off the reading's axes and still be one edge: a
+# card lies anywhere within 45° of the quarter turn its readings are binned to, and a diagonal leans
+# atan(2.6 / 3.4) = 37° off the long side; 25° keeps the two apart. Beyond it one deck still joins
+# same-code readings by their span (and three or more by corners_of_one_card); two decks do not.
+EDGE_ANGLE_DEG = 25.0
+MAX_INDICES_PER_CARD = 4
+# Three or four readings are one card only where they lie as its corners (corners_of_one_card). On the
+# rf100 four-index deck's labelled cards (1,206 triples of one card's readings) the angle at the
+# triangle's corner runs 68-115° (1st-99th percentile; perspective, boxes off their index's centre),
+# the longer leg over the shorter 1.01-1.98; its legs 1.65 and 4.4 index scales at the extremes.
+CORNER_ANGLE_TOLERANCE_DEG = 30.0
+MAX_LEG_RATIO = 2.2
 
 # A face-down card must be card-shaped. Its axis-aligned box runs from 1.40 long (88 x 63 mm, lying
 # square) to 1.0 (at 45°), longer when seen at a slant: the held-out photos' labelled backs reach
@@ -175,6 +214,60 @@ def pairing_cost(a: IndexReading, b: IndexReading, trust_rotation: bool = False,
     return None if trust_rotation else ROTATION_DISAGREEMENT_COST + span_error
 
 
+def edge_cost(a: IndexReading, b: IndexReading, trust_rotation: bool = False,
+              index_px: float | None = None) -> float | None:
+    """How well two same-code readings fit being two corners on one edge of a four-index card, or None.
+
+    Across the card's top (or bottom) the two indices face the same way and lie side by side
+    (``INDEX_ACROSS``); down one side they are turned half a turn, each index's foot toward the other
+    (``INDEX_ALONG``). Readings whose rotations do not fit that still join with one deck on the table,
+    after every pair that does (``ROTATION_DISAGREEMENT_COST``), as in :func:`pairing_cost`; with
+    ``trust_rotation`` (two decks) they do not. The across span stops short of two cards' upper
+    indices in a row (``ACROSS_SPAN``).
+    """
+    if a.code is None or a.code != b.code:
+        return None
+    scale = index_px or (a.scale + b.scale) / 2
+    x, y = rotate_clockwise((float(b.center[0] - a.center[0]), float(b.center[1] - a.center[1])), a.rotation)
+    x, y = x / scale, y / scale
+    distance = math.hypot(x, y)
+    lean = math.tan(math.radians(EDGE_ANGLE_DEG))
+    turn = (b.rotation - a.rotation) % 360
+    across_span = TABLE_ACROSS_SPAN if index_px else ACROSS_SPAN
+    along_span = TABLE_ALONG_SPAN if index_px else ALONG_SPAN
+    if abs(y) <= lean * abs(x):
+        low, high = across_span
+        nominal, off_edge, consistent = INDEX_ACROSS, abs(y), turn == 0
+    elif abs(x) <= lean * abs(y):
+        low, high = along_span
+        nominal, off_edge, consistent = INDEX_ALONG, abs(x), turn == 180 and y > 0
+    elif turn == 180 and x < 0 < y and across_span[0] <= -x <= across_span[1] and along_span[0] <= y <= along_span[1]:
+        # A four-index card's other diagonal: from a top-right index (facing as the top-left one)
+        # down and left to the bottom-left one, turned half a turn (pairing_cost knows the usual one).
+        return abs(-x - INDEX_ACROSS) * 0.25 + abs(y - INDEX_ALONG) * 0.25
+    else:
+        # Neither edge by the reading's axes: a card lying 25-45° off them (the rotation comes in
+        # quarter turns), or a diagonal. One deck: still one card's corners if at an edge's span
+        # (the shape of three or more is checked rotation-free, corners_of_one_card).
+        low, high = across_span[0], along_span[1]
+        nominal = INDEX_ACROSS if distance < (INDEX_ACROSS + INDEX_ALONG) / 2 else INDEX_ALONG
+        off_edge, consistent = 0.0, False
+    if not low <= distance <= high:
+        return None
+    span_error = abs(distance - nominal) * 0.25
+    if consistent:
+        return off_edge + span_error
+    return None if trust_rotation else ROTATION_DISAGREEMENT_COST + span_error
+
+
+def link_cost(a: IndexReading, b: IndexReading, trust_rotation: bool = False,
+              index_px: float | None = None) -> float | None:
+    """How well two same-code readings fit being two corners of one card, across it or along an edge (lower is better), or None."""
+    costs = [c for c in (pairing_cost(a, b, trust_rotation, index_px), edge_cost(a, b, trust_rotation, index_px))
+             if c is not None]
+    return min(costs) if costs else None
+
+
 def disagreeing_pair_cost(a: IndexReading, b: IndexReading, index_px: float | None = None) -> float | None:
     """How surely two readings of different codes are still one card's two corners, or None.
 
@@ -258,7 +351,7 @@ def _lone_card_box(reading: IndexReading, centre: np.ndarray) -> list[float]:
 
 # No pair of readings further apart than this many index sizes is one card, by any of the costs below
 # (their spans' upper ends): only pairs within it are weighed (a 30-card table: ~30 pairs, not ~1,800).
-WIDEST_SPAN = max(MAX_SPAN, TABLE_SPAN[1], DISAGREEING_SPAN[1], OPPOSITE_CORNER_SPAN[1])
+WIDEST_SPAN = max(MAX_SPAN, TABLE_SPAN[1], DISAGREEING_SPAN[1], OPPOSITE_CORNER_SPAN[1], ALONG_SPAN[1], TABLE_ALONG_SPAN[1])
 
 
 def _near_pairs(readings: list[IndexReading], index_px: float | None) -> list[tuple[int, int]]:
@@ -315,6 +408,129 @@ def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False, ind
     return same, different
 
 
+def corners_of_one_card(points: list[np.ndarray], scale: float, on_mat: bool = False) -> bool:
+    """Whether three or four index centres lie where one card's corners lie: every three of them a
+    right-angled triangle (``CORNER_ANGLE_TOLERANCE_DEG``, perspective's share) whose legs are a card's
+    across and along (``ACROSS_SPAN``'s low end to ``ALONG_SPAN``'s high end, in ``scale`` units, the
+    longer no more than ``MAX_LEG_RATIO`` times the shorter). Rotation-free: it holds at any angle the card lies.
+    ``on_mat``: ``scale`` is the mat's index size, which knows a card's size: the shorter leg must be
+    an across (``TABLE_ACROSS_SPAN``) and the longer an along (``TABLE_ALONG_SPAN``), so that a corner
+    of the next card in a grid (63 mm or more away, as far as an along) never makes a third."""
+    low, high = ACROSS_SPAN[0], ALONG_SPAN[1]
+    for a, b, c in itertools.combinations(points, 3):
+        sides = sorted(((_length(b - c), a), (_length(a - c), b), (_length(a - b), c)), key=lambda side: side[0])
+        (short, _), (long, _), (hypotenuse, corner) = sides
+        legs = [p for p in (a, b, c) if p is not corner]
+        angle = _angle_deg(legs[0] - corner, legs[1] - corner)
+        if abs(angle - 90.0) > CORNER_ANGLE_TOLERANCE_DEG:
+            return False
+        if not (low * scale <= short and long <= high * scale and long <= MAX_LEG_RATIO * short):
+            return False
+        if on_mat and not (TABLE_ACROSS_SPAN[0] * scale <= short <= TABLE_ACROSS_SPAN[1] * scale
+                           and TABLE_ALONG_SPAN[0] * scale <= long <= TABLE_ALONG_SPAN[1] * scale):
+            return False
+    return True
+
+
+def choose_groups(readings: list[IndexReading], trust_rotation: bool = False, index_px: float | None = None,
+                  one_card_geometry: bool | None = None) -> tuple[list[tuple[int, ...]], list[tuple[int, int]]]:
+    """Which readings are one card: (groups of up to four readings of one code, different-code pairs), as indices.
+
+    Same-code readings join best fit first (:func:`link_cost`), two groups only where every reading of
+    the one fits every reading of the other and the two together are no more than a card's four
+    corners; a lone reading stays a group of one. Then, as in :func:`choose_pairs`, two lone
+    readings of different codes that can only be one card's corners become a pair.
+    """
+    if one_card_geometry is None:
+        one_card_geometry = ONE_CARD_BY_GEOMETRY and index_px is None
+    near = _near_pairs(readings, index_px)
+    links: dict[tuple[int, int], float] = {}
+    for i, j in near:
+        cost = link_cost(readings[i], readings[j], trust_rotation, index_px)
+        if cost is not None:
+            links[i, j] = cost
+    group_of = list(range(len(readings)))
+    members: dict[int, list[int]] = {k: [k] for k in range(len(readings))}
+    for (i, j), _ in sorted(links.items(), key=lambda item: (item[1], item[0])):
+        first, second = group_of[i], group_of[j]
+        if first == second or len(members[first]) + len(members[second]) > MAX_INDICES_PER_CARD:
+            continue
+        if not all((min(k, m), max(k, m)) in links for k in members[first] for m in members[second]):
+            continue
+        joined = members[first] + members[second]
+        if len(joined) > 2 and not corners_of_one_card([readings[k].center for k in joined],
+                                                     index_px or float(np.mean([readings[k].scale for k in joined])),
+                                                     on_mat=index_px is not None):
+            continue
+        keep, gone = min(first, second), max(first, second)
+        members[keep] = sorted(members[keep] + members.pop(gone))
+        for k in members[keep]:
+            group_of[k] = keep
+    groups = sorted(tuple(m) for m in members.values())
+    used = {k for group in groups if len(group) > 1 for k in group}
+    disagreeing = sorted((cost, i, j) for i, j in near if i not in used and j not in used
+                         and (cost := disagreeing_pair_cost(readings[i], readings[j], index_px)) is not None)
+    different: list[tuple[int, int]] = []
+    for _, i, j in disagreeing:
+        if i not in used and j not in used:
+            used.update((i, j))
+            different.append((i, j))
+    if one_card_geometry:
+        by_boxes = sorted((cost, i, j) for i, j in near if i not in used and j not in used
+                          and (cost := opposite_corner_cost(readings[i], readings[j], index_px)) is not None)
+        for _, i, j in by_boxes:
+            if i not in used and j not in used:
+                used.update((i, j))
+                different.append((i, j))
+    paired = {k for pair in different for k in pair}
+    return [g for g in groups if not (len(g) == 1 and g[0] in paired)], different
+
+
+def _slot_centres(reading: IndexReading, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """Where the card's centre lies if the reading is its left index (the usual one) or, on a four-index deck, its right one."""
+    half_across, half_along = INDEX_ACROSS / 2 * scale, INDEX_ALONG / 2 * scale
+    turn = (360 - reading.rotation) % 360
+    left = np.array(rotate_clockwise((half_across, half_along), turn), np.float64)
+    right = np.array(rotate_clockwise((-half_across, half_along), turn), np.float64)
+    return reading.center + left, reading.center + right
+
+
+def _group_centre(group: list[IndexReading], index_px: float | None) -> np.ndarray:
+    """A card's centre from the corners it shows. Four corners: their middle; three: the middle of the
+    triangle's long side (the card's diagonal), whichever way the card lies; two: the middle of a
+    diagonal unless the two face as one edge's indices do, then the centre both agree on (each the
+    left or the right index of its edge)."""
+    points = [r.center for r in group]
+    if len(group) >= 4:
+        return np.mean(points, axis=0)
+    if len(group) == 3:
+        a, b, c = points
+        sides = [(_length(b - c), b, c), (_length(a - c), a, c), (_length(a - b), a, b)]
+        _, first, second = max(sides, key=lambda side: side[0])
+        return (first + second) / 2
+    a, b = group
+    midpoint = (a.center + b.center) / 2
+    if edge_cost(a, b, True, index_px) is None or pairing_cost(a, b, True, index_px) is not None:
+        return midpoint
+    scale = index_px or (a.scale + b.scale) / 2
+    options = [_slot_centres(r, scale) for r in group]
+    # each reading its left or right slot: the assignment whose centres agree best
+    pairs = [(_length(options[0][i] - options[1][j]), i, j) for i in (0, 1) for j in (0, 1)]
+    spread, i, j = min(pairs)
+    if spread > MAX_CENTRE_DISAGREEMENT * scale:
+        return midpoint
+    return (options[0][i] + options[1][j]) / 2
+
+
+def _card_box(group: list[IndexReading], centre: np.ndarray) -> list[float]:
+    """The readings' boxes together with their mirrors through the card's centre (its other corners)."""
+    boxes = []
+    for reading in group:
+        x1, y1, x2, y2 = reading.box
+        boxes += [reading.box, (2 * centre[0] - x2, 2 * centre[1] - y2, 2 * centre[0] - x1, 2 * centre[1] - y1)]
+    return _union(boxes)
+
+
 def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, float, float, float], float]] = (),
                 frame_shape: tuple[int, int] | None = None, trust_rotation: bool = False,
                 index_px: float | None = None, one_card_geometry: bool | None = None,
@@ -339,16 +555,19 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     frame's edge may belong to a card whose centre is outside it).
     """
     readings = [r for r in indices if r.code is not None]
-    same, disagreeing = choose_pairs(readings, trust_rotation, index_px, one_card_geometry)
-    used = {k for pair in same + disagreeing for k in pair}
+    groups, disagreeing = choose_groups(readings, trust_rotation, index_px, one_card_geometry)
+    used = {k for group in groups if len(group) > 1 for k in group} | {k for pair in disagreeing for k in pair}
     boxes, confidences, codes, centres, others = [], [], [], [], []
     certain = (np.nan, np.nan)
-    for i, j in same:
-        a, b = readings[i], readings[j]
-        boxes.append(_union([a.box, b.box]))
-        confidences.append(max(a.confidence, b.confidence))
-        codes.append(a.code)
-        centres.append((a.center + b.center) / 2)
+    for group in groups:
+        if len(group) == 1:
+            continue
+        members = [readings[k] for k in group]
+        centre = _group_centre(members, index_px)
+        boxes.append(_card_box(members, centre))
+        confidences.append(max(r.confidence for r in members))
+        codes.append(members[0].code)
+        centres.append(centre)
         others.append(certain)
     for i, j in disagreeing:
         sure, other = sorted((readings[i], readings[j]), key=lambda r: -r.confidence)

@@ -185,8 +185,14 @@ def _batchable_onnx(path: Path, embedding: bool = False) -> bytes | None:
     except ImportError:
         return None
     model = onnx.load(str(path))
+    if embedding and EMBEDDING_OUTPUT in [output.name for output in model.graph.output]:
+        # A classifier exported with its own embedding head (vision_models.backbone) names it, and
+        # was exported with a free batch dimension: it is used as it is.
+        return model.SerializeToString() if _free_batch(model) else None
     if embedding and not _expose_embedding(model):
         return None
+    if not embedding and _free_batch(model):
+        return model.SerializeToString()
     for value in list(model.graph.input) + list(model.graph.output)[:1]:
         dims = value.type.tensor_type.shape.dim
         if not dims or dims[0].dim_value != 1:
@@ -205,6 +211,15 @@ def _batchable_onnx(path: Path, embedding: bool = False) -> bytes | None:
             values[0] = 0
             shape.CopyFrom(numpy_helper.from_array(values, shape.name))
     return model.SerializeToString()
+
+
+def _free_batch(model) -> bool:
+    """Whether the graph's input and first output already take any batch size (a named first dimension)."""
+    for value in list(model.graph.input)[:1] + list(model.graph.output)[:1]:
+        dims = value.type.tensor_type.shape.dim
+        if not dims or not dims[0].dim_param:
+            return False
+    return True
 
 
 class OnnxRuntimeModel(Model):

@@ -9,7 +9,23 @@ from companion.vision.decks.profile import build_profile
 COLUMNS, CARD_W, CARD_H, GAP = 11, 100, 140, 14
 
 
-def spread(codes, style_seed=1):
+def four_index_card(code, width=CARD_W, height=CARD_H, style_seed=1):
+    """The drawn card with an index in all four corners, as many real decks print them: the top two
+    facing the same way (one card width apart less an index), the bottom two turned half a turn."""
+    from companion.cards import Card
+    from companion.synthetic.deck import _index_layer, _style
+
+    image = render_card(code, width, height, style_seed=style_seed)
+    layer, ink = _index_layer(Card.parse(code), width, height, _style(style_seed))
+    columns = np.nonzero(ink.any(0))[0]
+    shift = width - 1 - columns.max() - columns.min()
+    for lay, msk in ((np.roll(layer, shift, 1), np.roll(ink, shift, 1)), (np.roll(layer[::-1, ::-1], -shift, 1), np.roll(ink[::-1, ::-1], -shift, 1))):
+        alpha = (msk.astype(np.float32) / 255)[..., None]
+        image[:] = (image * (1 - alpha) + lay * alpha).astype(np.uint8)
+    return image
+
+
+def spread(codes, style_seed=1, render=render_card):
     """The drawn deck's design 1 dealt face up in rows on a green table, every card whole."""
     rows = -(-len(codes) // COLUMNS)
     table = np.full((rows * (CARD_H + GAP) + 40, COLUMNS * (CARD_W + GAP) + 40, 3), (60, 110, 50), np.uint8)
@@ -18,7 +34,7 @@ def spread(codes, style_seed=1):
     for n, code in enumerate(codes):
         row, column = divmod(n, COLUMNS)
         x, y = 20 + column * (CARD_W + GAP), 20 + row * (CARD_H + GAP)
-        table[y:y + CARD_H, x:x + CARD_W][mask] = render_card(code, CARD_W, CARD_H, style_seed=style_seed)[mask]
+        table[y:y + CARD_H, x:x + CARD_W][mask] = render(code, CARD_W, CARD_H, style_seed=style_seed)[mask]
         truth.append((code, x, y))
     return table, truth
 

@@ -10,6 +10,9 @@
   const photos = document.getElementById("teach-photos");
   const hint = document.getElementById("teach-hint");
   const saveButton = document.getElementById("save-button");
+  const sureness = document.getElementById("teach-sureness");
+  const askedBox = document.getElementById("teach-asked");
+  const askedCards = document.getElementById("teach-asked-cards");
   const codePattern = /^(10|[2-9AJQK])[SHDC]$|^(BJ|SJ)$/;
   let draft = null;
   let corrections = {};
@@ -29,8 +32,50 @@
     return "#" + number + " " + code + (card.sure || corrections[number] ? "" : " ?");   // card codes: the same in every language
   }
 
+  // Name card #number (every label showing it, on its photo and among the asked cards, is updated).
+  function ask(card, number) {
+    const answer = window.prompt(_("Which card is #%(number)s? (e.g. 10H, QS, BJ; empty to undo)", { number: number }),
+                                 corrections[number] || card.code || "");
+    if (answer === null) return;
+    const code = answer.trim().toUpperCase();
+    if (!code) { delete corrections[number]; }
+    else if (!codePattern.test(code)) { say(_("%(code)s is not a card code (e.g. AS, 10H, QD, BJ)", { code: code })); return; }
+    else { corrections[number] = code; }
+    (labels[number] || []).forEach(function (label) {
+      label.textContent = labelText(card, number);
+      label.classList.toggle("unsure", !(card.sure || corrections[number]));
+    });
+  }
+
+  let labels = {};   // card number -> the buttons showing it
+  function showing(number, label) { (labels[number] = labels[number] || []).push(label); }
+
+  // The cards it cannot place, each as a picture cut from the photo, to name one by one.
+  function showAsked(result) {
+    const asked = result.asked || [];
+    askedBox.hidden = asked.length === 0;
+    askedCards.replaceChildren(...asked.map(function (number) {
+      const card = result.cards[number];
+      const figure = document.createElement("figure");
+      const image = document.createElement("img");
+      image.src = root.dataset.draftsUrl + "/" + draft + "/card/" + number;
+      image.alt = _("card #%(number)s", { number: number });
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "card-label unsure";
+      button.textContent = labelText(card, number);
+      button.addEventListener("click", function () { ask(card, number); });
+      showing(number, button);
+      figure.append(image, button);
+      return figure;
+    }));
+    sureness.hidden = !result.sureness;
+    if (result.sureness) sureness.textContent = I18n.render(result.sureness);
+  }
+
   function show(result) {
     photos.replaceChildren();
+    labels = {};
     result.photos.forEach(function (name, photoIndex) {
       const [width, height] = result.photo_sizes[photoIndex];
       const figure = document.createElement("figure");
@@ -50,16 +95,8 @@
         label.style.top = (100 * card.box[1] / height) + "%";
         label.textContent = labelText(card, number);
         label.title = _("tap to name this card (the classifier thought: %(guesses)s)", { guesses: I18n.list(card.guesses) });
-        label.addEventListener("click", function () {
-          const answer = window.prompt(_("Which card is #%(number)s? (e.g. 10H, QS, BJ; empty to undo)", { number: number }),
-                                       corrections[number] || card.code || "");
-          if (answer === null) return;
-          const code = answer.trim().toUpperCase();
-          if (!code) { delete corrections[number]; }
-          else if (!codePattern.test(code)) { say(_("%(code)s is not a card code (e.g. AS, 10H, QD, BJ)", { code: code })); return; }
-          else { corrections[number] = code; label.classList.remove("unsure"); }
-          label.textContent = labelText(card, number);
-        });
+        label.addEventListener("click", function () { ask(card, number); });
+        showing(number, label);
         frame.appendChild(label);
       });
       const caption = document.createElement("figcaption");
@@ -67,6 +104,7 @@
       figure.append(frame, caption);
       photos.appendChild(figure);
     });
+    showAsked(result);
     hint.hidden = false;
     saveButton.hidden = false;
   }

@@ -86,7 +86,8 @@ def cards_by_code(reading: PhotoReading, groups: list[list[int]]) -> dict[int, l
     for group in groups:
         members = [k for k in group if k in strong]
         for k in members[1:]:
-            if strong[k] == strong[members[0]] and corners_of_one_card(reading.readings[members[0]], reading.readings[k]):
+            # more than two readings: units the learner joined as one card's corners (a four-index deck)
+            if strong[k] == strong[members[0]] and (len(group) > 2 or corners_of_one_card(reading.readings[members[0]], reading.readings[k])):
                 parent[root(k)] = root(members[0])
     for a in strong:
         for b in strong:
@@ -122,7 +123,9 @@ def two_copies(read: list[PhotoReading], cards: list[LearnedCard], costs: list[n
     whole: set[tuple[int, ...]] = set()     # two corners read strongly: a whole card, no other card's second corner
     for photo in sorted({cards[k].photo for k in group}):
         unsplit, _, _ = cards_of_photo(photo, read[photo])
-        for column, found in cards_by_code(read[photo], [c.readings for c in unsplit]).items():
+        # the learner's cards of more than two readings are one card's corners too (a four-index deck)
+        joined = [cards[k].readings for k in group if cards[k].photo == photo and len(cards[k].readings) > 2]
+        for column, found in cards_by_code(read[photo], [c.readings for c in unsplit] + joined).items():
             for readings in found:
                 numbers = sorted({number[(photo, r)] for r in readings if (photo, r) in number})
                 if numbers:

@@ -9,9 +9,10 @@ import numpy as np
 
 from companion.vision.deck_folder import art_index_fractions, card_images
 from companion.vision.decks.photo_reading import facing_turn
-from companion.vision.decks.profile import DECK_CODES, back_histogram, build_profile
+from companion.vision.decks.profile import DECK_CODES, STANDARD_CODES, back_histogram, build_profile, self_check
 from companion.vision.decks.result import LearnedCard, LearnResult
 from companion.vision.decks.store import DeckStore
+from companion.messages import Message
 
 # A card scan is laid on a 416 px table at these heights in turn until the detector finds its indices
 # (the drawn deck's 10s and jokers are found at 220 px, not at 300).
@@ -70,8 +71,12 @@ def learn_from_folder(detector, folder: str | os.PathLike, name: str) -> LearnRe
 
     DeckStore.check_name(name)
     start = time.perf_counter()
-    images = card_images(folder)
-    codes, embeddings, colours, backs, problems, cards = [], [], [], [], [], []
+    images = card_images(folder, complete=False)
+    from companion.vision.detector import best_rotation
+    from companion.vision.grouping import ROTATIONS
+
+    classes = detector.manifest.classifier.classes
+    codes, embeddings, colours, backs, problems, cards, general = [], [], [], [], [], [], []
     ordered = sorted(images.items(), key=lambda item: DECK_CODES.index(item[0]) if item[0] in DECK_CODES else 99)
     for photo, (code, path) in enumerate(ordered):
         image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
@@ -99,8 +104,12 @@ def learn_from_folder(detector, folder: str | os.PathLike, name: str) -> LearnRe
             boxes = np.array([[left + x1 * w, top + y1 * h, left + x2 * w, top + y2 * h]
                               for x1, y1, x2, y2 in art_index_fractions()], np.float32)
         centre = np.array(table.shape[1::-1], np.float64) / 2
-        for box, (turns, _, embeds), ink in zip(boxes, detector.embed_boxes(table, boxes), detector.ink_colours(table, boxes)):
+        for box, (turns, probs, embeds), ink in zip(boxes, detector.embed_boxes(table, boxes), detector.ink_colours(table, boxes)):
             middle = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+            full = np.zeros((len(ROTATIONS), len(classes)), np.float32)
+            for row, turn in enumerate(turns):
+                full[ROTATIONS.index(turn)] = probs[row]
+            general.append(best_rotation(full, classes))
             codes.append(code)
             embeddings.append(embeds[facing_turn(middle, centre - middle, turns)])
             colours.append(ink)
@@ -110,5 +119,12 @@ def learn_from_folder(detector, folder: str | os.PathLike, name: str) -> LearnRe
         profile = build_profile(name, codes, embeddings, backs, {
             "created": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "photos": [str(folder)],
             "source": "card images", "cards": len(set(codes))}, colours)
+        profile.info["self_check"] = self_check(profile, general)
         profile.info["learn_seconds"] = round(time.perf_counter() - start, 2)
-    return LearnResult(name, [path.name for _, path in ordered], cards, problems, profile, time.perf_counter() - start)
+    result = LearnResult(name, [path.name for _, path in ordered], cards, problems, profile, time.perf_counter() - start)
+    missing = [c for c in STANDARD_CODES if c not in images]
+    if missing:
+        # A partial folder still teaches the cards it shows; the general models read the others.
+        result.more_notes.append(Message("no image of %(cards)s in the folder: those cards are read by the general models",
+                                         cards=" ".join(missing)))
+    return result

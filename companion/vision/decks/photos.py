@@ -13,8 +13,9 @@ import numpy as np
 
 from companion.vision.decks.assignment import SURE_MARGIN, assign
 from companion.vision.decks.copies import two_copies
-from companion.vision.decks.photo_reading import PhotoReading, cards_of_photo, read_photos
-from companion.vision.decks.profile import DECK_CODES, STANDARD_CODES, DeckError, build_profile
+from companion.vision.decks.photo_reading import CARD_EXTENT_SHARE, PhotoReading, cards_of_photo, read_photos
+from companion.vision.grouping import CORNER_SPAN
+from companion.vision.decks.profile import DECK_CODES, STANDARD_CODES, DeckError, build_profile, self_check
 from companion.vision.decks.result import LearnedCard, LearnResult
 from companion.vision.decks.store import DeckStore
 from companion.messages import Message
@@ -48,6 +49,31 @@ def pairs_to_split(read: list[PhotoReading], parts: bool) -> list[set[tuple[int,
                 split[cards[k].photo].add(tuple(cards[k].readings))
     return split
 
+
+
+def far_second_corners(read: list[PhotoReading], cards: list[LearnedCard], group: list[int], corrections: dict[int, str]) -> None:
+    """A code's second holder (a lone corner in the code's second place) is sure only within one card of
+    the first: further away it is no corner of that card (a box in a court card's art read as an ace)
+    and must teach nothing. "One card": every reading within ``CARD_EXTENT_SHARE`` times the first
+    holder's own span (its corners' diagonal; ``CORNER_SPAN`` index sizes for a lone first holder)."""
+    holders: dict[tuple[int, str], list[int]] = {}
+    for k in group:
+        if cards[k].code is not None:
+            holders.setdefault((cards[k].photo, cards[k].code), []).append(k)
+    for (photo, _code), numbers in holders.items():
+        if len(numbers) < 2:
+            continue
+        first = max(numbers, key=lambda k: (k in corrections, len(cards[k].readings), cards[k].margin))
+        index = read[photo].readings
+        own = [index[r] for r in cards[first].readings]
+        scale = max(r.scale for r in own)
+        span = max([float(np.linalg.norm(a.center - b.center)) for a in own for b in own] + [CORNER_SPAN * scale])
+        for k in numbers:
+            if k == first or k in corrections:
+                continue
+            furthest = max(float(np.linalg.norm(index[r].center - o.center)) for r in cards[k].readings for o in own)
+            if furthest > CARD_EXTENT_SHARE * span:
+                cards[k].sure = False
 
 
 def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str, parts: bool = False,
@@ -105,6 +131,7 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
             cards[k].sure = bool(cards[k].code is not None and margins[local] >= SURE_MARGIN)
             if k in corrections:
                 cards[k].sure = True
+        far_second_corners(read, cards, group, corrections)
         for code, numbers in two_copies(read, cards, costs, group, corrections):
             where = (Message("cards %(others)s and %(last)s", others=[f"#{k}" for k in numbers[:-1]], last=f"#{numbers[-1]}")
                      if len(numbers) > 1 else Message("card #%(number)s is two cards side by side", number=numbers[0]))
@@ -127,7 +154,7 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
             listed = [Message("#%(number)s read %(code)s?", number=k, code=cards[k].code) for k in unsure[:12]]
             problems.append(Message("not sure of %(count)s cards: %(cards)s%(more)s (name them with --set NUMBER=CODE, or add another photo)",
                                     count=len(unsure), cards=listed, more=" …" if len(unsure) > 12 else ""))
-    codes, embeddings, colours = [], [], []
+    codes, embeddings, colours, general = [], [], [], []
     for k, card in enumerate(cards):
         if not (card.code and card.sure):
             continue
@@ -137,12 +164,15 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
             codes.append(card.code)
             embeddings.append(photo.embeddings[reading_index][turn_row[column]])
             colours.append(photo.colours[reading_index])
+            general.append(photo.general[reading_index] if photo.general else (None, 0.0, 0))
     backs = [hist for photo in read for hist in photo.backs]
     profile = None
     if codes:
         profile = build_profile(name, codes, embeddings, backs, {
             "created": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "photos": [label for label, _ in photos],
             "source": "photos" + (" (parts)" if parts else ""), "cards": len({c for c in codes})}, colours)
+    if profile is not None:
+        profile.info["self_check"] = self_check(profile, general)
     seconds = time.perf_counter() - start
     if profile is not None:
         profile.info["learn_seconds"] = round(seconds, 2)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from companion.vision.decks.profile import JOKERS, DeckProfile
 from companion.messages import Message
 
@@ -24,6 +26,21 @@ class LearnedCard:
                 "sure": bool(self.sure), "margin": round(float(self.margin), 2), "guesses": list(self.guesses)}
 
 
+# A card's crop shown to the player (CLI --crops, the phone's teach page): its readings' box grown by
+# this share of its longer side on each side, so the card's corner and some of its face show.
+CROP_MARGIN = 0.6
+
+
+def card_crop(frame: np.ndarray, card: LearnedCard) -> np.ndarray:
+    """The part of a learning photo that shows ``card``, for the player to say which card it is."""
+    x1, y1, x2, y2 = card.box
+    grow = CROP_MARGIN * max(x2 - x1, y2 - y1, 8.0)
+    height, width = frame.shape[:2]
+    left, top = int(max(0, x1 - grow)), int(max(0, y1 - grow))
+    right, bottom = int(min(width, x2 + grow)), int(min(height, y2 + grow))
+    return np.ascontiguousarray(frame[top:max(bottom, top + 1), left:max(right, left + 1)])
+
+
 @dataclass
 class LearnResult:
     name: str
@@ -32,6 +49,7 @@ class LearnResult:
     problems: list[Message]                # why the deck cannot be saved as it stands (translated where shown)
     profile: DeckProfile | None
     seconds: float = 0.0
+    more_notes: list[Message] = field(default_factory=list)   # other things to know, e.g. a partial folder's missing cards
 
     @property
     def notes(self) -> list[Message]:
@@ -44,13 +62,23 @@ class LearnResult:
         learned = set(self.profile.codes) if self.profile is not None else set()
         missing = [code for code in JOKERS if code not in learned]
         if not missing or self.profile is None:
-            return []
-        return [Message("jokers not learned: %(cards)s (not in the photos, or their index was not found; if your "
+            return list(self.more_notes)
+        return list(self.more_notes) + [Message("jokers not learned: %(cards)s (not in the photos, or their index was not found; if your "
                         "games use them, add a photo of them, or learn the deck from its card images)", cards=" ".join(missing))]
 
     @property
     def complete(self) -> bool:
         return self.profile is not None and not self.problems
+
+    @property
+    def sureness(self) -> Message:
+        """How sure learning is of the cards it placed: "sure of 50 of 52 cards (each placed at least 3.2 nats
+        before its next-best code)" — the weakest sure margin, in the assignment's units."""
+        placed = {c.code for c in self.cards if c.code}
+        surely = {c.code for c in self.cards if c.code and c.sure}
+        margins = [c.margin for c in self.cards if c.code and c.sure]
+        return Message("sure of %(sure)s of %(count)s cards (the least sure by %(margin)s nats)", sure=len(surely), count=len(placed),
+                       margin=format(min(margins), ".1f") if margins else "0")
 
     def unsure(self) -> list[tuple[int, LearnedCard]]:
         return [(k, c) for k, c in enumerate(self.cards) if not c.sure]
@@ -66,5 +94,6 @@ class LearnResult:
     def to_json(self) -> dict:
         return {"name": self.name, "photos": self.photos, "complete": self.complete, "problems": [p.to_json() for p in self.problems],
                 "notes": [note.to_json() for note in self.notes],
-                "seconds": round(self.seconds, 2), "cards": [c.to_json() for c in self.cards]}
+                "seconds": round(self.seconds, 2), "sureness": self.sureness.to_json(),
+                "asked": [k for k, _ in self.asked()], "cards": [c.to_json() for c in self.cards]}
 
