@@ -5,6 +5,11 @@
     companion table run --game dungeon --source rec/ --json --check-truth # compare with truth.json
     companion table run --source 0 --post-to http://192.168.1.20:8000 --table K7M2QX --pin 123456
                                                                           # a table computer: read here, referee there
+    companion table run --game none --source clip.mp4 --live              # no game: the settled cards and their changes
+
+``--game none`` needs no engine and no mat: it prints the cards the table settled, when, and every
+change after (moved, turned, removed), so any real clip can be checked; a still table settles its
+cards once and changes nothing after.
 
 A rendered recording's folder carries ``truth.json``: its setup (players, guild choices) is used
 unless ``--players``/``--setup`` say otherwise, and ``--check-truth`` compares the final state.
@@ -22,6 +27,8 @@ from companion.i18n import _, current
 from companion.commands.deck import add_deck_options, load_named_deck
 from companion.games import GAMES
 
+NO_GAME = "none"   # table run without a game: the settled cards and their changes (bindings/none.py)
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("table", help=_("the camera table pipeline"), description=__doc__,
@@ -30,9 +37,13 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])
     run = commands.add_parser("run", help=_("run the pipeline on a source and print the final game state"),
                               description=__doc__, formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
-    run.add_argument("--game", choices=GAMES, help=_("the game (required, except with --post-to: the server's table has one)"))
+    run.add_argument("--game", choices=GAMES + (NO_GAME,),
+                     help=_("the game (required, except with --post-to: the server's table has one); "
+                            "none: no game, the settled cards and their changes only"))
     run.add_argument("--source", required=True, help=_("camera index, video file, image folder or recording folder"))
     run.add_argument("--players", default=None, help=_("player names, comma-separated (e.g. Ann,Bob,Cy), or a count"))
+    run.add_argument("--decks", type=int, default=None, metavar="N",
+                     help=_("with --game none: decks in play, so copies of one card the table may hold (default 1)"))
     run.add_argument("--setup", default=None, metavar="FILE", help=_("a JSON game setup (players, options) and optional setup_events"))
     run.add_argument("--mat", choices=("auto", "none"), default="auto",
                      help=_("auto: find the mat's markers (Kingdoms falls back to the cards alone); none: no mat (Kingdoms only)"))
@@ -87,6 +98,14 @@ def _truth_near(source: str) -> dict | None:
 
 
 def _setup(args, truth: dict | None) -> tuple[dict, list[dict]]:
+    if args.game == NO_GAME:
+        if args.players or args.setup:
+            raise CommandError(_("--game none has no players and no setup: it reports the cards only"))
+        if args.decks is not None and args.decks < 1:
+            raise CommandError(_("--decks must be a whole number of at least 1"))
+        return {"decks": args.decks or 1}, []
+    if args.decks is not None:
+        raise CommandError(_("--decks goes with --game none (a game's setup says its decks)"))
     if args.setup:
         try:
             data = json.loads(pathlib.Path(args.setup).read_text())
@@ -218,7 +237,9 @@ def run_command(args) -> int:
     finally:
         source.close()
     matched = None
-    if args.check_truth:
+    if args.check_truth and args.game == NO_GAME:
+        matched = _check_cards(args, summary)
+    elif args.check_truth:
         if not truth:
             raise CommandError(_('no truth.json beside %(source)s', source=args.source))
         from companion.synthetic.recording import replay_truth
@@ -228,6 +249,8 @@ def run_command(args) -> int:
         summary["truth_events_applied"] = _events_in_common(truth.get("events", []), summary["engine_events"])
     if args.json:
         print(json.dumps(summary, indent=1, default=str))
+    elif args.game == NO_GAME:
+        _print_cards(summary)
     else:
         _print_text(summary)
         if matched is not None:
@@ -248,7 +271,7 @@ def post_command(args) -> int:
 
     if not args.table:
         raise CommandError(_("--post-to needs --table ID (the table's code on the server)"))
-    for name in ("players", "setup", "layout", "lens", "frame_cost", "settle"):
+    for name in ("players", "setup", "decks", "layout", "lens", "frame_cost", "settle"):
         if getattr(args, name) is not None:
             raise CommandError(_("%(option)s is the server's business with --post-to: its table has its own setup",
                                  option="--" + name.replace("_", "-")))
@@ -331,6 +354,46 @@ def _events_in_common(truth_events: list[dict], applied: list[dict]) -> list[int
 
     common = Counter(map(key, truth_events)) & Counter(map(key, applied))
     return [sum(common.values()), len(truth_events)]
+
+
+def _check_cards(args, summary: dict) -> bool:
+    """--game none --check-truth: the cards settled at the end against a drawn recording's last frame
+    (its ``cards.jsonl.gz``: every card a perfect detector sees there)."""
+    from companion.synthetic.recording import TruthDetector
+
+    path = pathlib.Path(args.source)
+    try:
+        frames = TruthDetector.from_jsonl(path if path.is_dir() else path.parent).frames_cards
+    except ValueError as error:
+        raise CommandError(_("--check-truth with --game none needs the recording's card list (%(error)s)",
+                             error=error_text(error))) from None
+    expected = sorted(card["code"] for card in (frames[-1] if frames else []))
+    summary["truth_cards"] = expected
+    summary["truth_matched"] = summary["state"]["cards"] == expected
+    return summary["truth_matched"]
+
+
+def _print_cards(summary: dict) -> None:
+    """--game none as text: each settled change when it happened, then the cards lying there at the end."""
+    print(_("%(frames)s frames, positions in %(units)s", frames=summary["frames"], units=summary["units"] or "?"))
+    live = summary.get("live")
+    if live:
+        print(_("live at %(fps)s fps: %(frames_read)s frames read, %(frames_dropped)s dropped",
+                fps=format(live['fps'], 'g'), frames_read=live['frames_read'], frames_dropped=live['frames_dropped']))
+    from companion.table.events import TableEvent
+
+    state = summary["state"]
+    for change in state["changes"]:
+        # one zone, the whole table: said without it ("3H placed", "3H moved")
+        event = TableEvent(**{**change, "position": tuple(change["position"]), "zone": None, "previous_zone": None})
+        print(_('%(time)ss  %(describe)s', time=format(event.time, '7.2f'), describe=current().render(event.describe())))
+    for question in summary["questions"]:
+        print(_('question: %(question)s', question=question))
+    cards = current().list_separator.join(current().card_name(code) for code in state["cards"]) if state["cards"] else _("none")
+    print(_("on the table at the end (%(count)s): %(cards)s", count=len(state["cards"]), cards=cards))
+    if "truth_matched" in summary:
+        print(_("truth: the cards match the recording's last frame") if summary["truth_matched"]
+              else _("truth: the cards DIFFER from the recording's last frame"))
 
 
 def _print_text(summary: dict) -> None:

@@ -64,6 +64,8 @@ class TableEvent:
     def describe(self) -> Message:
         """The event in a sentence (cards as the reader names them; zones by their mat names)."""
         card = CardName(self.card)
+        if self.type == "moved" and self.zone == self.previous_zone:
+            return Message("%(card)s moved", card=card)
         if self.type == "moved":
             return Message("%(card)s moved from %(zone)s to %(to)s", card=card, zone=self.previous_zone, to=self.zone)
         if self.type == "turned":

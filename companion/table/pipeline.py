@@ -188,13 +188,16 @@ class TablePipeline:
         if binding.needs_mat and self.config.mat == "none":
             raise PipelineError(f"{self.game} needs its mat: zones come from the mat's markers (print one with 'companion mat')")
         self.layout = layout
-        if self.layout is None and self.config.mat != "none":
+        if self.layout is None and self.config.mat != "none" and binding.ships_a_mat:
             self.layout = layout_for(self.game, len(binding.view().get("players", [])) or None)
         self.locator = MatLocator(self.layout, self.config.refresh_seconds, lens) \
             if self.layout is not None and self.config.mat != "none" else None
         self.units: str | None = None if self.locator else "px"   # "mm" on a mat, "px" without
         zone_of = binding.zones(self.layout if binding.needs_mat else None)
-        self.tracker = Tracker(zone_of, sure_as_the_detector(self.config.tracker, detector))
+        tracker = sure_as_the_detector(self.config.tracker, detector)
+        if binding.moves_within_zone:
+            tracker = replace(tracker, moves_within_zone=True)
+        self.tracker = Tracker(zone_of, tracker)
         self.frames = 0
         self.started_at: float | None = None
         self.history: collections.deque[FrameResult] = collections.deque(maxlen=self.config.history_limit)
@@ -475,7 +478,7 @@ def build_pipeline(game: str, detector: Detector, setup: dict, setup_events: lis
         raise ValueError(f"no table binding for {game!r}: choose one of {', '.join(BINDINGS)}")
     tracker = tracker or TrackerConfig(copies=BINDINGS[game].card_copies(setup))
     binding = binding_for(game, setup, setup_events)
-    if layout is None and mat != "none":
+    if layout is None and mat != "none" and binding.ships_a_mat:
         layout = layout_for(game, len(setup.get("players", [])) or None)
     config = PipelineConfig(tracker=tracker, mat=mat, refresh_seconds=refresh_seconds, incremental=incremental,
                             history_limit=history_limit)

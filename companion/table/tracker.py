@@ -44,6 +44,14 @@ class TrackerConfig:
     occlusion_visible_fraction: float = 0.5  # fewer known cards seen than this: the frame is occluded ...
     occlusion_min_cards: int = 3         # ... when at least this many are known (one card may simply be gone)
     copies: int = 1                      # copies of each face in play (decks); BACK is unlimited
+    # A card that comes to rest elsewhere in its own zone is "moved" too (farther than
+    # within_zone_move_distances match distances from where it was last reported): without a game every
+    # card lies in one zone, "table" (companion.table.bindings.none), and a card slid or carried across
+    # it is still a change. One match distance is too little: a card read from one index one frame and
+    # from two the next has its centre estimated that far apart (real webcam photos held still,
+    # vision_models/still_table.py: an AH "moved" twice in 4 s without being touched).
+    moves_within_zone: bool = False
+    within_zone_move_distances: float = 2.0
 
     def sure_for(self, code: str) -> float:
         """The median confidence below which a settled reading of ``code`` is asked about."""
@@ -98,6 +106,9 @@ class Track:
     pending_code: str | None = None
     pending_code_since: float = 0.0
     in_order: bool = True          # the sightings are in time order (absorbing another track's may break it)
+    rest: tuple[float, float] | None = None   # where it was last reported lying (moves_within_zone)
+    pending_rest: tuple[float, float] | None = None
+    pending_rest_since: float = 0.0
 
     def recent(self, now: float, window: float) -> list[_Sighting]:
         """The sightings of the last ``window`` seconds, in the order kept. In time order (a tracker's
@@ -273,7 +284,10 @@ class Tracker:
                 return self._ask(source, time, "nozone", Message('%(code)s lies outside every zone of the mat', code=CardName(code)), {}, None)
             source.zone = zone
             source.pending_zone = None
-            if zone == previous:
+            moved_aside = cfg.moves_within_zone and source.rest is not None and \
+                math.dist(source.rest, track.position) > cfg.match_distance * cfg.within_zone_move_distances
+            source.rest = track.position
+            if zone == previous and not moved_aside:
                 return []
             return [TableEvent("moved", code, zone, time, source.id, source.position, face=source.face,
                                previous_zone=previous)]
@@ -286,7 +300,7 @@ class Tracker:
         if zone is None:
             return self._ask(track, time, "nozone", Message("%(code)s lies outside every zone of the mat",
                                                             code=CardName(code)), {"guess": code}, None)
-        track.settled, track.code, track.zone = True, code, zone
+        track.settled, track.code, track.zone, track.rest = True, code, zone, track.position
         return [TableEvent("placed", code, zone, time, track.id, track.position)]
 
     def _steady_before_hold(self, track: Track, code: str) -> bool:
@@ -422,7 +436,25 @@ class Tracker:
                                              face=track.face, previous_zone=previous))
         else:
             track.pending_zone = None
+            if cfg.moves_within_zone:
+                events += self._moved_within_zone(track, time)
         return events
+
+    def _moved_within_zone(self, track: Track, time: float) -> list[TableEvent]:
+        """A settled card come to rest farther than the match distance from where it was last reported,
+        for ``settle_seconds``: moved, though its zone is the same."""
+        cfg = self.config
+        if track.rest is None or math.dist(track.position, track.rest) <= cfg.match_distance * cfg.within_zone_move_distances:
+            track.pending_rest = None
+            return []
+        if track.pending_rest is None or math.dist(track.position, track.pending_rest) > cfg.match_distance / 4:
+            track.pending_rest, track.pending_rest_since = track.position, time   # still on its way
+            return []
+        if time - track.pending_rest_since < cfg.settle_seconds - 1e-9:
+            return []
+        track.rest, track.pending_rest = track.position, None
+        return [TableEvent("moved", track.code, track.zone, time, track.id, track.position, face=track.face,
+                           previous_zone=track.zone)]
 
 
 def _majority(sightings) -> str | None:

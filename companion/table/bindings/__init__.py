@@ -11,11 +11,13 @@ from companion.table.bindings.base import Binding, Outcome
 from companion.table.bindings.chosen import NEAR_MM, ChosenBinding
 from companion.table.bindings.dungeon import DungeonBinding
 from companion.table.bindings.kingdoms import KINGDOMS_FIRST_CELL, KingdomsBinding, KingdomsGridConfig
+from companion.table.bindings.none import NoGameBinding
 
 __all__ = ["BINDINGS", "KINGDOMS_FIRST_CELL", "NEAR_MM", "Binding", "ChosenBinding", "DungeonBinding",
-           "KingdomsBinding", "KingdomsGridConfig", "Outcome", "binding_for"]
+           "KingdomsBinding", "KingdomsGridConfig", "NoGameBinding", "Outcome", "binding_for"]
 
-BINDINGS = {"kingdoms": KingdomsBinding, "dungeon": DungeonBinding, "chosen": ChosenBinding}
+# "none": no game, the settled cards and their changes only (any real clip can be checked)
+BINDINGS = {"kingdoms": KingdomsBinding, "dungeon": DungeonBinding, "chosen": ChosenBinding, "none": NoGameBinding}
 
 
 def binding_for(game: str, setup: Mapping[str, Any], setup_events: list[dict] | None = None, **kwargs) -> Binding:

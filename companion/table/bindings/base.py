@@ -42,6 +42,10 @@ class Binding:
     #: Whether zones come from a printed mat (its markers). A game that can do without one infers
     #: its zones from the cards in camera pixels when no mat is found.
     needs_mat = True
+    #: Whether the game has a shipped mat to look for when no layout is named (``--game none`` has none).
+    ships_a_mat = True
+    #: Whether a card come to rest elsewhere in its own zone is a move (TrackerConfig.moves_within_zone).
+    moves_within_zone = False
     #: Said once when a game that can do without a mat goes on without one.
     without_mat_notice = ""
 
