@@ -50,6 +50,23 @@ def test_a_drawn_four_index_deck_is_learned_one_card_per_card(detector):
     assert sum(len(card.readings) >= 3 for card in result.cards if card.sure) >= 45
 
 
+@pytest.mark.parametrize("render", ["two-index", "four-index"])
+def test_a_whole_deck_photo_of_4000_by_3000_is_learned_with_nothing_asked_and_nothing_wrong(detector, render):
+    from companion.synthetic.deck import render_card
+    from companion.vision.decks.photos import learn_from_photos
+
+    width, height = 300, 420       # indices ~80 px tall: a phone's 12 MP photo of a deck in rows
+    image, truth = spread(list(STANDARD_CODES), render=render_card if render == "two-index" else four_index_card,
+                          card=(width, height), columns=11, gap=30, canvas=(4000, 3000))
+    result = learn_from_photos(detector, [("big.jpg", image)], "big")
+    assert result.complete and not result.asked(), [str(p) for p in result.problems]
+    _placed_once(result)
+    for card in result.cards:
+        if card.sure:       # nothing learned under a wrong code (a pip taken for a joker would be)
+            x, y = (card.box[0] + card.box[2]) / 2, (card.box[1] + card.box[3]) / 2
+            assert [code for code, left, top in truth if left <= x <= left + width and top <= y <= top + height] == [card.code]
+
+
 def test_the_real_four_index_scan_is_learned_with_nothing_asked(detector):
     from companion.vision.decks.teaching import teach
 
@@ -139,3 +156,30 @@ def test_a_profile_keeps_its_check_on_its_own_photos_and_reads_with_the_surer_an
     assert not profile.trusted
     assert profile.arbitrate(("8S", 0.95, 0), ("3S", 0.99, 0)) == ("8S", 0.95, 0)
     assert profile.arbitrate(("8S", 0.6, 0), ("3S", 0.99, 0))[0] is None
+
+
+def test_teaching_refuses_bad_input_before_any_model_loads(tmp_path):
+    import cv2
+    from helpers.decks import corrupt_images
+
+    from companion.vision.decks.profile import DeckError
+    from companion.vision.decks.teaching import teaching_frames
+
+    with pytest.raises(DeckError, match="no photos given"):
+        teaching_frames([])
+    folder = tmp_path / "cards"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "as.png"), spread(["AS"])[0])
+    photo = tmp_path / "deal.png"
+    cv2.imwrite(str(photo), spread(["AS", "2S"])[0])
+    with pytest.raises(DeckError, match="either one folder of card images or photos"):
+        teaching_frames([str(folder), str(photo)])
+    assert teaching_frames([str(folder)]) == (str(folder), [])      # a partial folder is taught
+    assert [label for label, _ in teaching_frames([str(photo)])[1]] == [str(photo)]
+    for name, (data, message) in corrupt_images().items():
+        bad = tmp_path / name
+        bad.write_bytes(data)
+        with pytest.raises(ValueError, match=message):
+            teaching_frames([str(photo), str(bad)])
+    with pytest.raises(ValueError, match="no such image file"):
+        teaching_frames([str(tmp_path / "nowhere.jpg")])

@@ -48,9 +48,27 @@ DECKS = (
     RealDeck("piercebriney-pi-camera", ("real/decks/piercebriney/pi-camera",), ("piercebriney-iphone",),
              "41 cards (a partial folder) by a Pi camera; reads the iPhone's 42"),
     RealDeck("kalkaran", ("real/decks/kalkaran/cards",), (), "52 straightened card photos; no other photos to read"),
-    RealDeck("feliksh", ("real/decks/feliksh/whole-deck-scan.jpg",), (),
-             "a 600 dpi scan of the whole four-index deck (4x13 grid); no labelled photos to read", truth="grid-4x13"),
+    RealDeck("feliksh", ("real/decks/feliksh/whole-deck-scan.jpg",), ("feliksh-play",),
+             "a 600 dpi scan of the whole four-index deck (4x13 grid); reads 4 screenshots of it in play", truth="grid-4x13"),
 )
+
+# decks/feliksh/play-with-overlays/: the cards in each screenshot, checked by eye (2026-12-02). The other
+# program's drawings (boxes, its guesses, a grid of card names as text) stay on them: real nuisances.
+FELIKSH_PLAY = {"screenshot1.jpg": ("8D", "JS", "5H"), "screenshot2.jpg": ("2C", "10H", "2H", "QH"),
+                "screenshot3.jpg": ("KC",), "screenshot4.jpg": ("AS", "KC")}
+
+
+def deck_photos(sources: list[str], datasets: Path = REAL) -> list[Photo]:
+    """real_check's sources, and this check's own: ``feliksh-play`` (:data:`FELIKSH_PLAY`)."""
+    own = [s for s in sources if s == "feliksh-play"]
+    photos = photos_of([s for s in sources if s not in own], datasets)
+    for _ in own:
+        folder = datasets / "real" / "decks" / "feliksh" / "play-with-overlays"
+        for name, codes in FELIKSH_PLAY.items():
+            if not (folder / name).is_file():
+                raise FileNotFoundError(f"{folder / name}: missing (real_deck_check reads ../shared/datasets)")
+            photos.append(Photo("feliksh-play", folder / name, "codes", codes=codes))
+    return photos
 
 
 def grid_code(box, shape: tuple[int, int]) -> str:
@@ -107,7 +125,7 @@ def check_deck(detector, deck: RealDeck, datasets: Path = REAL, cache: dict | No
         row["self_check"] = result.profile.info.get("self_check")
     if not deck.read:
         return row
-    photos = photos_of(list(deck.read), datasets)
+    photos = deck_photos(list(deck.read), datasets)
     cache = {} if cache is None else cache
     unlearned = []
     for photo in photos:

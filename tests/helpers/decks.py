@@ -25,16 +25,20 @@ def four_index_card(code, width=CARD_W, height=CARD_H, style_seed=1):
     return image
 
 
-def spread(codes, style_seed=1, render=render_card):
-    """The drawn deck's design 1 dealt face up in rows on a green table, every card whole."""
-    rows = -(-len(codes) // COLUMNS)
-    table = np.full((rows * (CARD_H + GAP) + 40, COLUMNS * (CARD_W + GAP) + 40, 3), (60, 110, 50), np.uint8)
-    mask = card_mask(CARD_W, CARD_H) > 0
+def spread(codes, style_seed=1, render=render_card, card=(CARD_W, CARD_H), columns=COLUMNS, gap=GAP, canvas=None):
+    """The drawn deck's design 1 dealt face up in rows on a green table, every card whole: (image, [(code, x, y)]).
+
+    ``card``: each card's (width, height) in pixels; ``canvas``: the photo's (width, height) (default: just large enough)."""
+    width, height = card
+    rows = -(-len(codes) // columns)
+    size = canvas or (columns * (width + gap) + 40, rows * (height + gap) + 40)
+    table = np.full((size[1], size[0], 3), (60, 110, 50), np.uint8)
+    mask = card_mask(width, height) > 0
     truth = []
     for n, code in enumerate(codes):
-        row, column = divmod(n, COLUMNS)
-        x, y = 20 + column * (CARD_W + GAP), 20 + row * (CARD_H + GAP)
-        table[y:y + CARD_H, x:x + CARD_W][mask] = render(code, CARD_W, CARD_H, style_seed=style_seed)[mask]
+        row, column = divmod(n, columns)
+        x, y = 20 + column * (width + gap), 20 + row * (height + gap)
+        table[y:y + height, x:x + width][mask] = render(code, width, height, style_seed=style_seed)[mask]
         truth.append((code, x, y))
     return table, truth
 

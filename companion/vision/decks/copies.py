@@ -105,14 +105,24 @@ def index_size(read: list[PhotoReading], cards: list[LearnedCard], numbers: list
     return float(np.median([read[cards[k].photo].readings[r].scale for k in numbers for r in cards[k].readings]))
 
 
+def index_shape(read: list[PhotoReading], cards: list[LearnedCard], numbers: list[int]) -> float:
+    """The boxes' width over their height (median): an index's shape and which way it lies (under 1: upright)."""
+    def shape(box) -> float:
+        return (box[2] - box[0]) / max(box[3] - box[1], 1e-6)
+
+    return float(np.median([shape(read[cards[k].photo].readings[r].box) for k in numbers for r in cards[k].readings]))
+
+
 def two_copies(read: list[PhotoReading], cards: list[LearnedCard], costs: list[np.ndarray], group: list[int],
                 corrections: dict[int, str]) -> list[tuple[str, list[int]]]:
     """Codes that two physical cards of ``group`` read strongly where one deck holds one: (code, card numbers).
 
     The classifier is sometimes sure and wrong on a deck it never saw, so a strong reading alone
     proves nothing: a card of a code read strongly elsewhere that the assignment placed on a likely
-    other code is a misread. It is a second copy when, of one size with the first (a second copy
-    lies on the table like the first; a box in a court card's art is smaller), it was left
+    other code is a misread. It is a second copy when, of one size and shape with the first (a second
+    copy lies on the table like the first: a box in a court card's art is smaller, and sideways boxes
+    over pips lie the other way: a drawn 4000×3000 spread's 9♥ pips read as 10♦ in boxes 1.6 times
+    wider than tall, its indices 0.49), it was left
     unplaced or pushed onto an unlikely code (``UNLIKELY_PLACE_COST``), or it took the code's
     second-corner place far from the first card while some code of the deck went unplaced (the
     card the copy replaced). Jokers are left out: many decks print two alike. A card the player
@@ -144,7 +154,10 @@ def two_copies(read: list[PhotoReading], cards: list[LearnedCard], costs: list[n
             continue
         size = index_size(read, cards, holding[0])
         sizes = {tuple(numbers): index_size(read, cards, numbers) for numbers in found}
-        alike = {key for key, other in sizes.items() if max(other, size) <= COPY_SIZE_RATIO * min(other, size)}
+        shape = index_shape(read, cards, holding[0])
+        shapes = {tuple(numbers): index_shape(read, cards, numbers) for numbers in found}
+        alike = {key for key, other in sizes.items() if max(other, size) <= COPY_SIZE_RATIO * min(other, size)
+                 and max(shapes[key], shape) <= COPY_SIZE_RATIO * max(min(shapes[key], shape), 1e-6)}
         pushed = [numbers for numbers in found if numbers not in holding and tuple(numbers) in alike and all(
             cards[k].code is None
             or costs[k][DECK_CODES.index(cards[k].code)] - costs[k][column] >= UNLIKELY_PLACE_COST

@@ -126,7 +126,8 @@ def one_card_units(reading: PhotoReading, units: list[list[int]], apart: set[tup
     readings span more than one card, and a neighbour's index lies off the circle through one card's
     corners (:func:`on_one_rectangle`). Two lone readings are never joined here (the grouping's pairs
     already weigh them; a copy's upper index beside the first card's is as far from it as a
-    four-index card's second upper index). Readings of a pair in ``apart`` (split as two cards) stay apart. The 600-dpi scan of a four-index deck was learned as 104 cards
+    four-index card's second upper index). One card's indices are read along one axis (turned 0 or 180°,
+    or 90 or 270°); a sideways box over one of them (a 4000×3000 drawn spread's 9♠) is no fourth corner. Readings of a pair in ``apart`` (split as two cards) stay apart. The 600-dpi scan of a four-index deck was learned as 104 cards
     for 52, every card "counted twice", before this.
     """
     index = reading.readings
@@ -153,6 +154,8 @@ def one_card_units(reading: PhotoReading, units: list[list[int]], apart: set[tup
                             continue
                         scale = max(index[k].scale for k in joined)     # a box cut short by a neighbour is smaller
                         extent = max(float(np.linalg.norm(index[i].center - index[j].center)) for i in joined for j in joined)
+                        if len({index[k].rotation % 180 for k in joined}) > 1:
+                            continue        # one card's indices all lie along its long axis: upright or upside down together
                         if (extent <= CARD_EXTENT_SHARE * diagonal * scale and on_one_rectangle([index[k].center for k in joined])
                                 and (best is None or extent < best[0])):
                             best = (extent, a, b)

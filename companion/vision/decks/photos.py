@@ -24,6 +24,9 @@ from companion.messages import Message
 # a normal deal of the drawn deck in overlapping rows is found as 62 cards (corners left unpaired,
 # deck_scenes seed 0); two decks give over 100. A second copy of a card is named by two_copies.
 MORE_THAN_ONE_DECK = 81
+# A lone box this many times smaller than the photo's median index is no corner index (small_lone_boxes);
+# looser than the grouping's one-card size ratio (1.3), so a corner partly hidden in a row still counts.
+SMALL_BOX_RATIO = 1.5
 
 
 def pairs_to_split(read: list[PhotoReading], parts: bool) -> list[set[tuple[int, ...]]]:
@@ -74,6 +77,21 @@ def far_second_corners(read: list[PhotoReading], cards: list[LearnedCard], group
             furthest = max(float(np.linalg.norm(index[r].center - o.center)) for r in cards[k].readings for o in own)
             if furthest > CARD_EXTENT_SHARE * span:
                 cards[k].sure = False
+
+
+def small_lone_boxes(read: list[PhotoReading], cards: list[LearnedCard], group: list[int], corrections: dict[int, str]) -> None:
+    """A card found as one box ``SMALL_BOX_RATIO`` times smaller than the photo's indices teaches nothing:
+    one deck's corner indices are of one size in one photo, and a box that small is a pip or a piece of a
+    court card's art (a drawn 4000×3000 spread placed one inside the 4 of hearts surely as the big joker)."""
+    for photo in {cards[k].photo for k in group}:
+        scales = [r.scale for r in read[photo].readings]
+        if not scales:
+            continue
+        median = float(np.median(scales))
+        for k in group:
+            if cards[k].photo == photo and len(cards[k].readings) == 1 and k not in corrections:
+                if read[photo].readings[cards[k].readings[0]].scale * SMALL_BOX_RATIO < median:
+                    cards[k].sure = False
 
 
 def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str, parts: bool = False,
@@ -132,6 +150,7 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
             if k in corrections:
                 cards[k].sure = True
         far_second_corners(read, cards, group, corrections)
+        small_lone_boxes(read, cards, group, corrections)
         for code, numbers in two_copies(read, cards, costs, group, corrections):
             where = (Message("cards %(others)s and %(last)s", others=[f"#{k}" for k in numbers[:-1]], last=f"#{numbers[-1]}")
                      if len(numbers) > 1 else Message("card #%(number)s is two cards side by side", number=numbers[0]))
