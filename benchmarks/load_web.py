@@ -2,7 +2,8 @@
 
     python benchmarks/load_web.py watchers [--watchers 500] [--changes 100] [--rate 5]
     python benchmarks/load_web.py soak [--tables 20] [--phones 8] [--rate 2] [--minutes 30] [--warmup 60]
-    python benchmarks/load_web.py crash [--rounds 10] [--writers 4]
+    python benchmarks/load_web.py crash [--rounds 10] [--writers 4] [--database URL]
+    python benchmarks/load_web.py failover --database URL [--rounds 10] [--writers 4]
 
 Each starts the real server (``python -m companion serve``) as a child process on a free loopback port
 with a fresh data directory, drives it with raw HTTP/1.1 from one asyncio loop in this process (so the
@@ -20,6 +21,10 @@ to those cores (the default: the first two, the target's "2 cores").
 * ``crash``: W writers each change their own table as fast as the server answers; the server is killed
   with SIGKILL at a random moment, restarted, and every change that had been acknowledged (a 200
   answer) must be in the restarted server's journal, unchanged. Repeated ``--rounds`` times.
+* ``failover``: two servers on one PostgreSQL database (``--database``), writers and phones on both; one
+  is killed with SIGKILL during a burst, its phones reconnect to the other with Last-Event-ID: every
+  acknowledged change must be in the survivor's journal and every phone must have every change once,
+  in order (no snapshot instead). The killed server is started again; ``--rounds`` rounds.
 
 Figures depend on the machine and on what else runs on it: the docs name the machine and the load.
 """
@@ -381,6 +386,124 @@ async def crash_test(args) -> dict:
             "lost": lost, "examples": examples, "met": lost == 0 and acknowledged > 0}
 
 
+class FollowingWatcher(Watcher):
+    """A phone that, when its server dies, reconnects to another one with Last-Event-ID (``follow``)."""
+
+    async def run(self) -> None:
+        try:
+            reader, writer = await asyncio.open_connection(HOST, self.port, limit=1 << 22)
+            resume = f"Last-Event-ID: {self.ids[-1]}\r\n" if self.ids else ""
+            writer.write(f"GET /api/tables/{self.table_id}/stream HTTP/1.1\r\nHost: {HOST}:{self.port}\r\n{resume}\r\n".encode())
+            await writer.drain()
+            while (await reader.readline()) not in (b"\r\n", b""):
+                pass
+            self.connected.set()
+            tail = b""
+            while chunk := await reader.read(65536):
+                text = tail + chunk
+                cut = text.rfind(b"\n")
+                tail = text[cut + 1:]
+                for match in ID_LINE.finditer(text[:cut + 1]):
+                    seq, event = int(match.group(1)), match.group(2)
+                    if event == b"snapshot" and self.ids:   # a resume must bring the missed changes themselves
+                        self.errors.append(f"a snapshot at {seq} on resuming after {self.ids[-1]}")
+                    if not self.ids or event == b"change":
+                        self.ids.append(seq)
+        except asyncio.CancelledError:
+            pass
+        except OSError:
+            pass   # the server died: follow() moves the phone
+
+    def follow(self, port: int) -> None:
+        self.port, self.connected = port, asyncio.Event()
+        self.task = asyncio.ensure_future(self.run())
+
+
+async def failover_round(args, servers: list[Server], victim: int) -> dict:
+    """Writers through both servers (each table changed through one of them), phones on both; the victim is
+    killed with SIGKILL in a burst; its phones follow to the survivor, its writers stop. Then: every
+    acknowledged change is in the survivor's journal, and every phone has every change once, in order."""
+    ports = [server.port for server in servers]
+    tables = [await new_table(ports[index % 2]) for index in range(args.writers)]
+    acknowledged: dict[str, list[dict]] = {t["id"]: [] for t in tables}
+    phones = [FollowingWatcher(ports[index % 2], t["id"]) for t in tables for index in range(2)]
+    for phone in phones:
+        phone.task = asyncio.ensure_future(phone.run())
+    await asyncio.wait_for(asyncio.gather(*(phone.connected.wait() for phone in phones)), 30)
+    stop = asyncio.Event()
+
+    async def writer(index: int, table: dict, port: int) -> None:
+        n = 0
+        while not stop.is_set():
+            try:
+                status, body = await change(port, table, n)
+            except (TimeoutError, OSError, ValueError, IndexError, asyncio.IncompleteReadError):
+                return   # its server died mid-request: not acknowledged
+            if status == 200 and isinstance(body, dict) and "entry" in body:
+                acknowledged[table["id"]].append(body["entry"])
+                n += 1
+            elif status == 200:
+                return
+
+    tasks = [asyncio.ensure_future(writer(index, table, ports[index % 2])) for index, table in enumerate(tables)]
+    await asyncio.sleep(random.uniform(0.3, 1.0))
+    servers[victim].kill()
+    survivor = ports[1 - victim]
+    await asyncio.sleep(0.05)
+    for phone in phones:
+        if phone.port == ports[victim]:
+            phone.task.cancel()
+            phone.follow(survivor)
+    stop.set()
+    await asyncio.gather(*tasks)
+    # the survivor goes on with every table (and the followed phones must hear these too)
+    for table in tables:
+        _, state = await http(survivor, "GET", f"/api/tables/{table['id']}")
+        n = state["session"]["events"] % 2
+        for _ in range(3):
+            status, body = await change(survivor, table, n)
+            assert status == 200, body
+            acknowledged[table["id"]].append(body["entry"])
+            n += 1
+    lost, revisions = [], {}
+    for table in tables:
+        _, journal = await http(survivor, "GET", f"/api/tables/{table['id']}/journal")
+        stored = {e["seq"]: e for e in journal["journal"]}
+        revisions[table["id"]] = max(stored)
+        lost += [f"{table['id']} change {e['seq']}" for e in acknowledged[table["id"]] if stored.get(e["seq"]) != e]
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and any(p.ids[-1:] != [revisions[p.table_id]] for p in phones):
+        await asyncio.sleep(0.05)
+    missed = [p.problem(p.ids[0], revisions[p.table_id]) for p in phones
+              if not p.ids or not p.in_order_from(p.ids[0], revisions[p.table_id]) or p.errors]
+    for phone in phones:
+        phone.task.cancel()
+    return {"acknowledged": sum(len(v) for v in acknowledged.values()), "lost": lost, "missed": missed,
+            "followed": sum(p.port == survivor for p in phones) // 2}
+
+
+async def failover_test(args) -> dict:
+    """``--rounds`` rounds of :func:`failover_round` on two servers sharing ``--database``; the killed one is
+    started again for the next round (the victim alternates)."""
+    acknowledged, lost, missed = 0, [], []
+    with tempfile.TemporaryDirectory(prefix="companion-failover-") as folder:
+        servers = [Server(pathlib.Path(folder) / name, args.cpu_list, args.database).start() for name in ("one", "two")]
+        try:
+            for round_number in range(args.rounds):
+                victim = round_number % 2
+                result = await failover_round(args, servers, victim)
+                acknowledged += result["acknowledged"]
+                lost += result["lost"]
+                missed += result["missed"]
+                servers[victim] = Server(pathlib.Path(folder) / f"again{round_number}", args.cpu_list, args.database).start()
+        finally:
+            for server in servers:
+                server.stop()
+    return {"test": "failover", "rounds": args.rounds, "writers": args.writers, "acknowledged_changes": acknowledged,
+            "lost": len(lost), "phones_that_missed_a_change": len(missed), "examples": (lost + missed)[:5],
+            "met": not lost and not missed and acknowledged > 0}
+
+
 def referee_main(port: int, table: dict, changes: int, rate: float) -> list[float]:
     """The referee's changes one after another, each timed from sending to the whole answer."""
     async def run() -> list[float]:
@@ -418,11 +541,18 @@ def main(argv: list[str] | None = None) -> int:
     crash = sub.add_parser("crash")
     crash.add_argument("--rounds", type=int, default=10)
     crash.add_argument("--writers", type=int, default=4)
+    failover = sub.add_parser("failover", help="two servers on --database: kill -9 one during bursts, phones follow")
+    failover.add_argument("--rounds", type=int, default=10)
+    failover.add_argument("--writers", type=int, default=4)
     args = parser.parse_args(argv)
     available = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()
     args.cpu_list = [int(c) for c in args.cpus.split(",") if c.strip() and int(c) in available] or None
     if args.test == "crash":
         result = asyncio.run(crash_test(args))
+    elif args.test == "failover":
+        if not args.database:
+            parser.error("failover needs --database postgresql://… (two servers share it)")
+        result = asyncio.run(failover_test(args))
     else:
         with tempfile.TemporaryDirectory(prefix="companion-load-") as folder:
             server = Server(pathlib.Path(folder), args.cpu_list, args.database).start()
