@@ -62,6 +62,7 @@ def create_app(config: Any = None) -> Flask:
     app.extensions["registry"] = TableRegistry(app.config["DATA_DIR"], engines=engines, games=games,
                                                database=app.config.get("DATABASE"))
     app.extensions["camera"] = camera.CameraHub(app.config)
+    app.extensions["camera"].store = app.extensions["registry"].store   # the feeds' leases, with several servers
     app.extensions["pin_lockout"] = api.PinLockout()
 
     i18n.init_app(app)   # the request's language (Flask-Babel over companion/locale), /language, /i18n/<tag>.js

@@ -10,6 +10,7 @@ import io
 import json
 import threading
 import time
+import uuid
 import warnings
 from typing import Any, Callable
 
@@ -117,6 +118,12 @@ class TokenBucket:
             self._tokens.pop(key, None)
 
 
+# A table's feed runs on one server at a time (several servers on one PostgreSQL database): the server
+# running it holds a lease of this many seconds in the database and renews it every third of that. When
+# that server dies, another takes the feed over at the next post after the lease ran out: within seconds,
+# while a reader retrying after Retry-After loses no reading it was told was taken (those are journaled).
+FEED_LEASE_SECONDS = 5.0
+
 # Feed ids a table remembers as taken over, so the reader whose feed was taken is told (409) instead of
 # taking it back: a handful covers any evening's phones changing hands.
 REPLACED_FEEDS_KEPT = 8
@@ -170,6 +177,49 @@ class CameraHub:
         # Called with a table id after each new frame (the live streams' wake-up; keep them quick).
         self.listeners: list = []
         self.books: dict[str, QuestionBook] = {}  # each table's camera questions, across its feeds
+        # Where the feeds' leases are kept (create_app sets the registry's store; None: one server, no leases).
+        self.store = None
+        self.lease_owner = uuid.uuid4().hex[:12]
+        self.lease_seconds = float(config.get("FEED_LEASE_SECONDS", FEED_LEASE_SECONDS))
+        self._renewer: threading.Thread | None = None
+
+    # -- leases (several servers) -------------------------------------------------------------------
+    def _hold_lease(self, table_id: str, kind: str) -> None:
+        """The lease on the table's feed for this server, or ApiError 503 (with Retry-After) while another
+        server runs it. Called before anything of the table's present feed is stopped."""
+        if self.store is None or not self.store.shared:
+            return
+        wait = self.store.take_lease(table_id, self.lease_owner, kind, self.lease_seconds)
+        if wait > 0:
+            raise ApiError(503, _("another server runs this table's camera feed: send to that server, or try again in %(seconds)s s",
+                                  seconds=max(1, int(wait + 0.999))), {"Retry-After": str(max(1, int(wait + 0.999)))})
+        with self._rate_lock:
+            if self._renewer is None:
+                self._renewer = threading.Thread(target=self._renew_leases, name="camera-feed-leases", daemon=True)
+                self._renewer.start()
+
+    def _renew_leases(self) -> None:
+        """Renews this server's leases; a feed whose lease another server took meanwhile (this one was cut
+        off from the database for longer than a lease) stops here, so two servers never run one feed."""
+        while not self._closed.wait(self.lease_seconds / 3):
+            with self._feeds_lock:
+                running = {table_id: feed for table_id, feed in self.feeds.items() if feed.running}
+            for table_id in running:
+                try:
+                    lost = self.store.take_lease(table_id, self.lease_owner, "renewal", self.lease_seconds) > 0
+                except Exception:   # the database is away: the lease may run out; the next renewal tells
+                    continue
+                if lost:
+                    with self._feeds_lock:
+                        if self.feeds.get(table_id) is running[table_id]:
+                            self._stop_feed(table_id, taken_over=True)
+
+    def _release_lease(self, table_id: str) -> None:
+        if self.store is not None and self.store.shared:
+            try:
+                self.store.release_lease(table_id, self.lease_owner)
+            except Exception:   # the database is away: the lease runs out by itself
+                pass
 
     def book(self, table: Table) -> QuestionBook:
         with self._feeds_lock:
@@ -199,6 +249,8 @@ class CameraHub:
         feed = self.feeds.pop(table_id, None)
         if feed is not None:
             feed.stop(timeout=1.0)
+            if not taken_over:   # a feed replaced by another of this server's keeps the lease
+                self._release_lease(table_id)
             if taken_over and isinstance(feed, ReadingsFeed):
                 kept = self._replaced_feeds.setdefault(table_id, [])
                 kept.append(feed.feed_id)
@@ -251,9 +303,10 @@ class CameraHub:
     def close(self) -> None:
         self._closed.set()
         with self._feeds_lock:
-            feeds = list(self.feeds.values())
-        for feed in feeds:
+            feeds = list(self.feeds.items())
+        for table_id, feed in feeds:
             feed.stop()
+            self._release_lease(table_id)   # another server may take the feed at once
 
     def _start_reaper(self) -> None:
         with self._rate_lock:
@@ -267,6 +320,7 @@ class CameraHub:
         with self._feeds_lock:
             feed = self.feeds.get(table.id)
             if feed is None or not feed.running or isinstance(feed, ReadingsFeed) or not isinstance(feed.source, PushSource):
+                self._hold_lease(table.id, "phone")
                 self._stop_feed(table.id, taken_over=True)
                 feed = self._start_feed(table, PushSource(max_frames=2), "a phone's camera", "phone")
         feed.source.push(image)
@@ -293,6 +347,7 @@ class CameraHub:
                 conflict = deck_conflict(fresh.expected_deck(), readings.reader.deck)
                 if conflict:   # refused before it replaces anything
                     raise ApiError(409, render(conflict))
+                self._hold_lease(table.id, "detections")
                 self._stop_feed(table.id, taken_over=True)
                 feed = self._adopt_feed(table.id, fresh, "detections")
         try:
@@ -305,6 +360,7 @@ class CameraHub:
         if not self.server_source:
             raise ApiError(409, _("this server has no camera: start it with companion serve --camera SRC"))
         with self._feeds_lock:
+            self._hold_lease(table.id, "camera")
             for table_id, feed in list(self.feeds.items()):
                 if not self._pushed(feed) or table_id == table.id:
                     self._stop_feed(table_id, taken_over=table_id == table.id)

@@ -127,7 +127,7 @@ class PostgresStore(JournalStore):
             raise unavailable(error) from None
 
     # -- reading ----------------------------------------------------------------------------------
-    def _read(self, query: str, parameters: tuple = ()) -> list[tuple]:
+    def _read(self, query: str, parameters: tuple | dict = ()) -> list[tuple]:
         try:
             with self.pool.connection() as connection:
                 return connection.execute(query, parameters).fetchall()
@@ -152,6 +152,24 @@ class PostgresStore(JournalStore):
         rows = self._read("SELECT seq, kind, event, source, at, request_key FROM journal WHERE table_id = %s AND request_key = %s",
                           (table_id, key))
         return _entry(rows[0]) if rows else None
+
+    # -- camera feed leases (schema/postgres/0002_feed_leases.sql) ----------------------------------
+    def take_lease(self, table_id: str, owner: str, kind: str, seconds: float) -> float:
+        # One statement: taken when free, expired or already this owner's; else the other's time left.
+        rows = self._read(
+            "INSERT INTO feed_leases AS lease (table_id, owner, kind, expires_at) "
+            "VALUES (%(table)s, %(owner)s, %(kind)s, now() + make_interval(secs => %(seconds)s)) "
+            "ON CONFLICT (table_id) DO UPDATE SET owner = EXCLUDED.owner, kind = EXCLUDED.kind, expires_at = EXCLUDED.expires_at "
+            "WHERE lease.owner = EXCLUDED.owner OR lease.expires_at < now() RETURNING owner",
+            {"table": table_id, "owner": owner, "kind": kind, "seconds": float(seconds)})
+        if rows:
+            return 0.0
+        left = self._read("SELECT GREATEST(EXTRACT(EPOCH FROM expires_at - now()), 0) FROM feed_leases WHERE table_id = %s",
+                          (table_id,))
+        return float(left[0][0]) if left else 0.0
+
+    def release_lease(self, table_id: str, owner: str) -> None:
+        self._read("DELETE FROM feed_leases WHERE table_id = %s AND owner = %s RETURNING table_id", (table_id, owner))
 
     # -- hearing the other servers ------------------------------------------------------------------
     def listen(self, heard: ChangeHeard) -> None:

@@ -125,6 +125,15 @@ class JournalStore(abc.ABC):
     def entry_for_key(self, table_id: str, key: str) -> JournalEntry | None:
         """The change an Idempotency-Key made at this table, if any."""
 
+    def take_lease(self, table_id: str, owner: str, kind: str, seconds: float) -> float:
+        """Takes or renews ``owner``'s lease on the table's camera feed for ``seconds``: 0 when it holds it
+        now, else the seconds until another owner's lease runs out. One server per store: always its own."""
+        return 0.0
+
+    def release_lease(self, table_id: str, owner: str) -> None:  # noqa: B027 - one server: nothing to release
+        """Gives the lease up (if ``owner`` holds it), so another server may take the feed at once."""
+        return None
+
     def listen(self, heard: ChangeHeard) -> None:  # noqa: B027 - optional: a store with one writer has nothing to say
         """Calls ``heard`` when another server changes a table."""
         return None
