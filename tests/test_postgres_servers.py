@@ -63,7 +63,7 @@ def test_two_servers_share_a_table_its_watchers_and_its_revisions(two_servers):
             revision = 20 + round_number
             answers = [None, None]
 
-            def send(index, base):
+            def send(index, base, answers=answers, revision=revision):
                 answers[index] = change(base, table, revision, expected=revision)[0]
 
             threads = [threading.Thread(target=send, args=(index, base)) for index, base in enumerate((one, two))]
