@@ -8,7 +8,6 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
 
 from companion.vision.models import CLASSIFIER_CLASSES, EMBEDDING_OUTPUT, load_model
 from helpers.dummy_weights import dummy_weights_dir
@@ -176,8 +175,8 @@ def test_card_proposals_find_lone_card_shaped_white_regions_only():
 
     frame = np.zeros((720, 960, 3), np.uint8)
     frame[:] = (40, 110, 30)                                   # green felt
-    upright = _card(frame, (200, 250), (126, 176), 0)
-    turned = _card(frame, (600, 300), (126, 176), 30)
+    _card(frame, (200, 250), (126, 176), 0)                    # an upright card
+    _card(frame, (600, 300), (126, 176), 30)
     cv2.putText(frame, "7", (145, 195), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (0, 0, 200), 3)   # an index's ink
     _card(frame, (820, 600), (150, 150), 0)                    # white but square: no card
     _card(frame, (300, 580), (126, 176), 90, colour=(30, 30, 220))   # card-shaped but saturated red

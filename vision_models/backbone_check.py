@@ -160,7 +160,7 @@ def prototype_reading(readings: list[dict], model: str, classes, prototypes: str
     for entry in readings:
         if not _side(entry, prototypes):
             continue
-        for (turns, probabilities, embeddings), code in zip(entry["models"][model], entry["codes"]):
+        for (_turns, probabilities, embeddings), code in zip(entry["models"][model], entry["codes"]):
             row = int(np.argmax(probabilities[:, classes.index(code)]))
             proto_vectors.append(embeddings[row])
             proto_codes.append(code)

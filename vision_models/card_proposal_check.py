@@ -37,7 +37,9 @@ import cv2
 import numpy as np
 
 CARD_ASPECT = (1.25, 1.7)     # a poker card is 88/63 = 1.40 on its long side; perspective and bridge size widen it
-MIN_FILL = 0.78               # a lone card's hull less its rounded corners and edge-touching indices (down to 0.8 on a four-index deck); overlapping cards fill less
+# a lone card's hull less its rounded corners and edge-touching indices (down to 0.8 on a four-index deck);
+# overlapping cards fill less
+MIN_FILL = 0.78
 MIN_AREA_SHARE = 0.004        # of the photo: smaller blobs are pips, glare, paper scraps
 MAX_AREA_SHARE = 0.5
 SATURATION_MAX = 70           # card stock is near-grey; felts, wood and cloths are coloured
@@ -177,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     from vision_models.real_check import photos_of
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", action="append", default=None, help="real_check sources with whole-card labels (default: rf100-test, rf100-valid)")
+    parser.add_argument("--source", action="append", default=None,
+                        help="real_check sources with whole-card labels (default: rf100-test, rf100-valid)")
     parser.add_argument("--weights", default=None)
     parser.add_argument("--min-confidence", type=float, default=0.5, help="a proposal's corner read below this is no card")
     parser.add_argument("--json", type=Path, default=None)

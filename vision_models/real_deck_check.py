@@ -22,7 +22,7 @@ import pickle
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from vision_models.real_check import REAL, Photo, photos_of, read_photo, score_reading, summary_of
@@ -158,7 +158,8 @@ def _figures(photos: list[Photo], readings: list[dict]) -> dict:
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| deck (taught from) | taught (first try) | cards asked | reads (held out) | photos | cards | F1 unlearned | F1 learned | P / R learned | "
+    lines = ["| deck (taught from) | taught (first try) | cards asked | reads (held out) "
+             "| photos | cards | F1 unlearned | F1 learned | P / R learned | "
              "counted twice unlearned / learned | misread unlearned / learned |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
@@ -173,7 +174,8 @@ def table(rows: list[dict]) -> str:
         pr = f"{after['precision']:.3f} / {after['recall']:.3f}" if after else "–"
         twice = f"{before['counted_twice']} / {after['counted_twice'] if after else '–'}"
         misread = f"{before['misread']} / {after['misread'] if after else '–'}"
-        lines.append(f"| {row['deck']} | {taught} | {row['asked']} | {', '.join(row.get('reads', []))} | {before['photos']} | {before['cards']} | {before['f1']:.3f} | "
+        lines.append(f"| {row['deck']} | {taught} | {row['asked']} | {', '.join(row.get('reads', []))} | "
+                     f"{before['photos']} | {before['cards']} | {before['f1']:.3f} | "
                      f"{learned} | {pr} | {twice} | {misread} |")
     return "\n".join(lines)
 

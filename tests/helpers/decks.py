@@ -19,7 +19,8 @@ def four_index_card(code, width=CARD_W, height=CARD_H, style_seed=1):
     layer, ink = _index_layer(Card.parse(code), width, height, _style(style_seed))
     columns = np.nonzero(ink.any(0))[0]
     shift = width - 1 - columns.max() - columns.min()
-    for lay, msk in ((np.roll(layer, shift, 1), np.roll(ink, shift, 1)), (np.roll(layer[::-1, ::-1], -shift, 1), np.roll(ink[::-1, ::-1], -shift, 1))):
+    for lay, msk in ((np.roll(layer, shift, 1), np.roll(ink, shift, 1)),
+                     (np.roll(layer[::-1, ::-1], -shift, 1), np.roll(ink[::-1, ::-1], -shift, 1))):
         alpha = (msk.astype(np.float32) / 255)[..., None]
         image[:] = (image * (1 - alpha) + lay * alpha).astype(np.uint8)
     return image

@@ -127,7 +127,8 @@ def one_card_units(reading: PhotoReading, units: list[list[int]], apart: set[tup
     corners (:func:`on_one_rectangle`). Two lone readings are never joined here (the grouping's pairs
     already weigh them; a copy's upper index beside the first card's is as far from it as a
     four-index card's second upper index). One card's indices are read along one axis (turned 0 or 180°,
-    or 90 or 270°); a sideways box over one of them (a 4000×3000 drawn spread's 9♠) is no fourth corner. Readings of a pair in ``apart`` (split as two cards) stay apart. The 600-dpi scan of a four-index deck was learned as 104 cards
+    or 90 or 270°); a sideways box over one of them (a 4000×3000 drawn spread's 9♠) is no fourth corner.
+    Readings of a pair in ``apart`` (split as two cards) stay apart. The 600-dpi scan of a four-index deck was learned as 104 cards
     for 52, every card "counted twice", before this.
     """
     index = reading.readings
