@@ -133,7 +133,7 @@ def test_a_crops_folder_that_cannot_be_made_is_a_clear_error(tmp_path):
 def test_a_profile_keeps_its_check_on_its_own_photos_and_reads_with_the_surer_answer():
     import numpy as np
 
-    from companion.vision.decks.profile import ABSTAIN_CONFIDENCE, arbitrate, build_profile, self_check
+    from companion.vision.decks.profile import ABSTAIN_CONFIDENCE, DeckProfile, arbitrate, build_profile, self_check
 
     rng = np.random.default_rng(0)
     centres = {code: rng.normal(size=16) for code in ("AS", "2S", "3S")}
@@ -153,6 +153,7 @@ def test_a_profile_keeps_its_check_on_its_own_photos_and_reads_with_the_surer_an
     assert arbitrate(("8S", ABSTAIN_CONFIDENCE - 0.1, 0), (None, 0.0, 0))[0] is None
     # a profile whose learned answers read worse than the general ones on its own photos reads with the general ones
     profile.info["self_check"] = {"readings": 6, "learned": 0.5, "general": 1.0, "arbitrated": 0.8}
+    assert DeckProfile("x", ("AS",), np.ones((1, 4)), info={"self_check": {"general": 1.0, "arbitrated": 0.96}}).trusted   # one reading in 30
     assert not profile.trusted
     assert profile.arbitrate(("8S", 0.95, 0), ("3S", 0.99, 0)) == ("8S", 0.95, 0)
     assert profile.arbitrate(("8S", 0.6, 0), ("3S", 0.99, 0))[0] is None

@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     for deck in args.decks:
         for row in check(deck, args.spreads, args.scenes, detector):
             if "problems" in row:
-                print(f"| {row['deck']} | {row['photos']} | {row['named']} | – | not learned: {'; '.join(row['problems'])[:120]} |||")
+                print(f"| {row['deck']} | {row['photos']} | {row['named']} | – | not learned: {'; '.join(map(str, row['problems']))[:120]} |||")
             else:
                 print(f"| {row['deck']} | {row['photos'] or 'none (general model)'} | {row['named']} | {row['learn_s']} | "
                       f"{row['precision']:.3f} | {row['recall']:.3f} | **{row['f1']:.3f}** | {row['back_p']:.2f} / {row['back_r']:.2f} |", flush=True)
