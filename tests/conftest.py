@@ -7,8 +7,26 @@ GOLDEN_KINGDOMS = SHARED / "golden" / "kingdoms_seed_example.json"
 REAL_DATASET = SHARED / "datasets" / "cardcounterml"
 
 
-# -- the browser tests' fixtures (tests/test_browser*.py, tests/test_accessibility.py) ------------------
+# -- process-wide state no test may leave behind -------------------------------------------------------
+import sys  # noqa: E402
+
 import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_leftover_process_state():
+    """Each test starts with the command line's language unset (the environment's, as a fresh shell),
+    and must leave IEEE-754 subnormals working: a library that switches the CPU to flush-to-zero
+    (torch.set_flush_denormal) breaks every later float test in the run, far from its cause."""
+    from companion import i18n
+
+    i18n._current.__dict__.pop("translator", None)
+    yield
+    i18n._current.__dict__.pop("translator", None)
+    assert sys.float_info.min / 2 > 0.0, "this test left the CPU flushing subnormals to zero"
+
+
+# -- the browser tests' fixtures (tests/test_browser*.py, tests/test_accessibility.py) ------------------
 
 
 @pytest.fixture(scope="module")

@@ -80,7 +80,6 @@ def build_backbone(pretrained: bool = True, image_size: int = IMGSZ):
 
 
 def make_model(pretrained: bool = True, embedding_dim: int = EMBEDDING_DIM, classes: int = len(CLASSIFIER_CLASSES)):
-    import torch
     from torch import nn
 
     class IndexNet(nn.Module):
@@ -111,7 +110,6 @@ def make_model(pretrained: bool = True, embedding_dim: int = EMBEDDING_DIM, clas
         for parameter in module.parameters():
             parameter.requires_grad_(False)
     model.frozen_modules = frozen
-    torch.set_flush_denormal(True)
     return model
 
 
@@ -175,8 +173,23 @@ def evaluate_arrays(model, crops: np.ndarray, labels: np.ndarray, batch: int = 2
     return correct / len(crops)
 
 
-def train(run: Path, data: Path = OUT_DIR, epochs: int = 8, hours: float = 1.0, batch: int = 128, lr: float = 1e-3,
-          seed: int = 0, threads: int = 2, save_every: int = 50, limit: int | None = None, pretrained: bool = True) -> dict:
+def train(run: Path, data: Path = OUT_DIR, **settings) -> dict:
+    """Fine-tunes the backbone (settings as :func:`_train`), denormals flushed only while it trains.
+
+    Flush-to-zero is process-wide CPU state: left on, it breaks every later float computation that
+    relies on IEEE-754 subnormals (hypothesis refuses to run at all), so it is switched off again
+    however training ends."""
+    import torch
+
+    torch.set_flush_denormal(True)
+    try:
+        return _train(run, data, **settings)
+    finally:
+        torch.set_flush_denormal(False)
+
+
+def _train(run: Path, data: Path = OUT_DIR, epochs: int = 8, hours: float = 1.0, batch: int = 128, lr: float = 1e-3,
+           seed: int = 0, threads: int = 2, save_every: int = 50, limit: int | None = None, pretrained: bool = True) -> dict:
     import torch
 
     torch.set_num_threads(threads)
@@ -341,7 +354,8 @@ def main(argv: list[str] | None = None) -> None:
                    help="the weights folder whose detector goes beside it")
     args = parser.parse_args(argv)
     if args.command == "train":
-        state = train(args.run, args.data, args.epochs, args.hours, args.batch, args.lr, args.seed, args.threads, limit=args.limit)
+        state = train(args.run, args.data, epochs=args.epochs, hours=args.hours, batch=args.batch, lr=args.lr,
+                      seed=args.seed, threads=args.threads, limit=args.limit)
         print(json.dumps(state["history"], indent=2))
     else:
         history = args.run / "history.json"
