@@ -184,5 +184,10 @@ def test_a_neighbour_s_misread_corner_never_makes_one_card_of_five():
     misread = [IndexReading(r.box, r.detection_confidence, "7H" if r.code == "7C" else r.code, r.class_confidence, r.rotation)
                for r in readings]
     stray = next(r for r, original in zip(misread, readings) if original.code == "7C")
-    cards = group_cards([r for r, original in zip(misread, readings) if original.code == "7H"] + [stray])
+    cards = group_cards([r for r, original in zip(misread, readings) if original.code == "7H"] + [stray],
+                        one_card_per_code=False)   # the joining alone: a photo of one deck then keeps the four-corner card
     assert sorted(cards.codes) == ["7H", "7H"]
+    # by default a photo of one deck reads no code as two cards: the four joined corners are the card
+    one_deck = group_cards([r for r, original in zip(misread, readings) if original.code == "7H"] + [stray])
+    assert one_deck.codes == ("7H",)
+    assert np.isnan(one_deck.other_centers).all()

@@ -225,7 +225,8 @@ def test_two_adjacent_cards_with_the_same_code_stay_two(quarter_turns):
     offset = rotate_clockwise((step, 0.0), 90 * quarter_turns)
     left = card_corners("7D", (300, 300), quarter_turns)
     right = card_corners("7D", (300 + offset[0], 300 + offset[1]), quarter_turns)
-    cards = group_cards(left + right)
+    # the joining alone (a photo of one deck then keeps one: test_one_deck_reads_no_code_as_two_cards_on_a_photo)
+    cards = group_cards(left + right, one_card_per_code=False)
     assert cards.codes == ("7D", "7D")
     assert sorted(map(tuple, np.round(cards.centers, 3).tolist())) == sorted(
         [(300.0, 300.0), (round(300 + offset[0], 3), round(300 + offset[1], 3))])
@@ -253,7 +254,7 @@ def test_pairs_whose_rotations_agree_are_chosen_before_those_that_do_not():
     # Three readings of one code: the agreeing pair wins, the third stays a card of its own.
     a, b = card_corners("4H", (300, 300))
     stray = IndexReading(tuple(np.array(b.box) + [30, 0, 30, 0]), 0.9, "4H", 0.9, a.rotation)
-    cards = group_cards([stray, a, b])
+    cards = group_cards([stray, a, b], one_card_per_code=False)
     assert len(cards) == 2
     assert any(np.allclose(centre, [300, 300], atol=1e-3) for centre in cards.centers)
 
@@ -282,8 +283,8 @@ def test_one_cards_two_corners_read_as_two_codes_are_one_card_with_the_better_su
     # the better-supported reading wins, whichever corner it is
     cards = group_cards([_read_as(a, "10C", confidence=0.5), _read_as(b, "10S", confidence=0.9, rotation=a.rotation)])
     assert cards.codes == ("10S",)
-    # off, the two readings stay two cards
-    assert len(group_cards([a, misread], one_card_geometry=False)) == 2
+    # off, the two readings stay two cards (the lone floor off too: the misread is 0.57 sure)
+    assert len(group_cards([a, misread], one_card_geometry=False, min_lone_confidence=0.0)) == 2
 
 
 @pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3])
@@ -613,6 +614,49 @@ def test_a_lone_index_also_says_where_its_card_is_if_it_faces_the_other_way():
     paired = group_cards([a, b], backs=[((10, 20, 110, 160), 0.8)])
     assert np.isnan(paired.other_centers).all()
     assert np.allclose(paired[[0]].other_centers, paired.other_centers[:1], equal_nan=True)
+
+
+def test_a_lone_index_must_be_sure_where_the_scale_is_unknown_and_two_corners_confirm_a_card():
+    from companion.vision.grouping import LONE_CARD_MIN_CONFIDENCE
+
+    unsure = (LONE_CARD_MIN_CONFIDENCE - 0.05) / 0.95        # detection confidence: card confidence below the floor
+    a, b = card_corners("7D", (300, 300), confidence=unsure)
+    sure_a, _ = card_corners("KS", (700, 300), confidence=0.9)
+    # a photo: the unsure lone index is dropped, the same index with its second corner is a card
+    assert group_cards([a, sure_a]).codes == ("KS",)
+    assert sorted(group_cards([a, b, sure_a]).codes) == ["7D", "KS"]
+    # on a mat (the scale known: the tracker weighs readings over frames) and when told, nothing is dropped
+    assert sorted(group_cards([a, sure_a], index_px=a.scale).codes) == ["7D", "KS"]
+    assert sorted(group_cards([a, sure_a], min_lone_confidence=0.0).codes) == ["7D", "KS"]
+
+
+def test_one_deck_reads_no_code_as_two_cards_on_a_photo():
+    a, b = card_corners("QH", (300, 300))
+    far, _ = card_corners("QH", (800, 300), confidence=0.95)        # a lone QH elsewhere: a misread or an unjoined corner
+    cards = group_cards([a, b, far])
+    assert cards.codes == ("QH",)
+    assert np.allclose(cards.centers[0], [300, 300], atol=1e-3)     # the card of joined corners wins over a surer lone one
+    lone_a, lone_b = card_corners("2C", (300, 700))[0], card_corners("2C", (800, 700))[0]
+    weaker = IndexReading(lone_b.box, 0.7, "2C", 0.95, lone_b.rotation)
+    assert len(group_cards([lone_a, weaker])) == 1                   # two lone ones: the surer
+    assert group_cards([lone_a, weaker]).confidences[0] == pytest.approx(lone_a.confidence)
+    # two decks (trust_rotation), a mat (the tracker's business) or asked: both stay
+    assert len(group_cards([a, b, far], trust_rotation=True)) == 2
+    assert len(group_cards([a, b, far], index_px=a.scale)) == 2
+    assert len(group_cards([a, b, far], one_card_per_code=False)) == 2
+
+
+def test_a_face_up_card_boxed_as_a_back_is_not_a_face_down_card():
+    a, b = card_corners("9S", (300, 300))                             # a card 126 x 176 px, its two corners read
+    on_it = (300 - 63, 300 - 88, 300 + 63, 300 + 88)                   # the back detector boxed the same card
+    beside = (600 - 63, 300 - 88, 600 + 63, 300 + 88)                  # a real back beside it
+    cards = group_cards([a, b], backs=[(on_it, 0.8), (beside, 0.8)])
+    assert sorted(cards.codes) == ["9S", "BACK"]
+    assert [tuple(np.round(box).tolist()) for box, c in zip(cards.boxes, cards.codes) if c == "BACK"] == [beside]
+    # a face-down card the face-up one lies on, showing beside it (both corners inside its box, the
+    # centres two index sizes apart), stays a back
+    under = (300 - 70, 300 - 95, 300 + 63 + 90, 300 + 88 + 60)
+    assert sorted(group_cards([a, b], backs=[(under, 0.8)]).codes) == ["9S", "BACK"]
 
 
 def test_only_card_shaped_backs_are_face_down_cards():

@@ -180,3 +180,28 @@ def test_a_tall_index_box_is_read_only_upright_or_upside_down():
     assert reader.seen == 2, "two turns tried, not four"
     (_, confidence, turn), = detector.classify_boxes(frame, np.array([[40, 40, 80, 84]], np.float32))
     assert turn in (90, 270) and confidence == pytest.approx(0.9), "a squarish box is tried at all four turns"
+
+
+def test_a_photo_is_read_at_the_photo_thresholds_and_a_mat_or_a_learned_deck_at_their_own():
+    from companion.vision.detector import DECK_INDEX_CONF, PHOTO_BACK_CONF, PHOTO_INDEX_CONF
+
+    manifest = ModelsManifest(Path("."), ModelSpec(Path("detector.onnx"), INPUT, DETECTOR_CLASSES),
+                              ModelSpec(Path("classifier.onnx"), 64, CLASSIFIER_CLASSES), 0.1, {},
+                              {"conf": 0.6, "back_conf": 0.4, "iou": 0.5})
+    detector = Detector(manifest, SquareSeer(), NoClassifier())
+    assert (detector.conf, detector.back_conf) == (0.6, 0.4)
+    assert detector.thresholds() == (PHOTO_INDEX_CONF, PHOTO_BACK_CONF)
+    assert detector.expecting_index_px(30).thresholds() == (0.6, 0.4)     # a mat: models.json's
+    embedding = NoClassifier()
+    embedding.has_embedding = True                                      # with_deck asks for one
+    deck = type("Deck", (), {"back": None})()
+    with_deck = Detector(manifest, SquareSeer(), embedding).with_deck(deck)
+    assert with_deck.thresholds() == (DECK_INDEX_CONF, 0.4)             # a learned deck: its own (no learned back: 0.4)
+    # a caller's own thresholds stand for a photo's
+    told = Detector(manifest, SquareSeer(), NoClassifier(), conf=0.5)
+    assert told.thresholds() == (0.5, PHOTO_BACK_CONF)
+    # and the boxes kept follow them: a box scored 0.9 is kept at any of these, none at 0.95
+    frame = np.zeros((400, 400, 3), np.uint8)
+    frame[100:160, 100:130] = 255
+    assert len(Detector(manifest, SquareSeer(), NoClassifier()).detect_boxes(frame).boxes) == 1
+    assert len(Detector(manifest, SquareSeer(), NoClassifier(), conf=0.95).detect_boxes(frame).boxes) == 0

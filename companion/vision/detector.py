@@ -49,6 +49,16 @@ ORIENTED_ASPECT = 1.3
 # counted 86 confusions at 2x against 53 at 1x (vision_models/EVALUATION.md, History), while 2x2
 # mosaics of the same photos (`--mosaic 2`) read about as well at 1x.
 MAX_ZOOM = 1.0
+# Reading a photo (no learned deck, the frame's scale unknown): index and back thresholds. models.json's
+# 0.6 / 0.4 were chosen on cardcounterml's validation photos and hold for tables on a mat; on the real
+# development photos (``python -m vision_models.real_check --source rf100-train --source
+# webcam-strips-train``, 1,082 photos no network trained on; 2026-12-02) reading indices down to 0.3,
+# with a lone index kept only when sure (grouping.LONE_CARD_MIN_CONFIDENCE 0.6), took card F1 0.852 ->
+# 0.875, and a back threshold of 0.7 took backs precision 0.55 -> 0.84 at recall 0.98 (0.75 and up
+# drops real backs: the webcam strips' score 0.74-0.94). Measured on the other real photos in
+# EVALUATION.md, "General models on real photos".
+PHOTO_INDEX_CONF = 0.3
+PHOTO_BACK_CONF = 0.7
 # Reading with a learned deck (see Detector.with_deck): index and back thresholds, closer-look zoom.
 DECK_INDEX_CONF = 0.25
 DECK_BACK_CONF = 0.25
@@ -187,6 +197,7 @@ class Detector:
         self.max_zoom = MAX_ZOOM
         # The files the two networks came from (load() may take the int8 copies); reports name them.
         self.model_files: tuple[os.PathLike, os.PathLike] = (manifest.detector.path, manifest.classifier.path)
+        given_conf, given_back_conf = conf, back_conf
         conf = manifest.thresholds["conf"] if conf is None else conf
         back_conf = manifest.thresholds["back_conf"] if back_conf is None else back_conf
         iou = manifest.thresholds["iou"] if iou is None else iou
@@ -199,6 +210,9 @@ class Detector:
         self.detector_model = detector
         self.classifier_model = classifier
         self.conf, self.back_conf, self.iou, self.max_det = conf, back_conf, iou, max_det
+        # A photo's thresholds (see thresholds()); a caller's own conf / back_conf stand for them too.
+        self.photo_thresholds: tuple[float, float] | None = (
+            PHOTO_INDEX_CONF if given_conf is None else conf, PHOTO_BACK_CONF if given_back_conf is None else back_conf)
         shape = detector.input_shape
         if len(shape) != 4 or not all(isinstance(d, int) for d in shape[2:]):
             raise ValueError(f"{manifest.detector.path}: expected a static N×3×H×W input, got {shape}")
@@ -278,6 +292,14 @@ class Detector:
     def backend(self) -> str:
         return self.detector_model.backend
 
+    def thresholds(self) -> tuple[float, float]:
+        """The (index, back) thresholds this detector reads at: a photo's (``PHOTO_INDEX_CONF``,
+        ``PHOTO_BACK_CONF``) where the frame's scale is unknown and no deck is learned, else ``conf`` and
+        ``back_conf`` (models.json's, a learned deck's, or the caller's). ``photo_thresholds`` None: always the latter."""
+        if self.index_px is None and self.deck is None and self.photo_thresholds is not None:
+            return self.photo_thresholds
+        return self.conf, self.back_conf
+
     def __call__(self, frame: np.ndarray) -> Detections:
         return self.read(frame).cards
 
@@ -294,7 +316,8 @@ class Detector:
         whole = self._detect_window(frame, 0, 0)
         size = self.window_size(frame.shape[:2], whole)
         raw = whole if size is None else self._closer_look(frame, whole, size)
-        keep = np.where(raw.classes == BACK_CLASS, raw.scores > self.back_conf, raw.scores > self.conf)
+        conf, back_conf = self.thresholds()
+        keep = np.where(raw.classes == BACK_CLASS, raw.scores > back_conf, raw.scores > conf)
         return RawBoxes(raw.boxes[keep], raw.scores[keep], raw.classes[keep])
 
     def _closer_look(self, frame: np.ndarray, whole: RawBoxes, size: int) -> RawBoxes:
@@ -329,7 +352,7 @@ class Detector:
 
     def _measured_index_px(self, whole: RawBoxes) -> float | None:
         """The median index size (longer side, frame pixels) the whole-frame pass found, if any."""
-        found = whole.boxes[(whole.classes == INDEX_CLASS) & (whole.scores > self.conf)]
+        found = whole.boxes[(whole.classes == INDEX_CLASS) & (whole.scores > self.thresholds()[0])]
         if len(found) == 0:
             return None
         return float(np.median(np.maximum(found[:, 2] - found[:, 0], found[:, 3] - found[:, 1])))
@@ -360,7 +383,7 @@ class Detector:
     def _window_boxes(self, output: np.ndarray, letterbox: Letterbox, window_shape: tuple[int, int], left: int, top: int,
                       frame_shape: tuple[int, int] | None) -> RawBoxes:
         """One window's network output as boxes in frame pixels (see ``_detect_window``)."""
-        raw = decode_yolo(output, min(self.conf, self.back_conf), self.iou, self.max_det)
+        raw = decode_yolo(output, min(self.thresholds()), self.iou, self.max_det)
         boxes = letterbox.boxes_to_source(raw.boxes)
         if frame_shape is not None:
             height, width = window_shape
@@ -459,4 +482,5 @@ class Detector:
         frames read without one (photos, detect, evaluate); a learned back's colours tell a strip of real
         back from a chip or a fanned face's edge, so with one the shape is not asked (held-out decks'
         scenes: backs recall 0.42 -> see EVALUATION.md)."""
-        return cards_from_readings(indices, backs, frame_shape, index_px=self.index_px, learned_back=self.learned_back)
+        return cards_from_readings(indices, backs, frame_shape, index_px=self.index_px, learned_back=self.learned_back,
+                                   min_lone_confidence=0.0 if self.deck is not None else None)

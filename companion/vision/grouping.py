@@ -101,6 +101,32 @@ MAX_LEG_RATIO = 2.2
 # box at 3.5-3.7 of the photo's median index size, its real backs at 4.9 and more.
 MAX_BACK_ASPECT = 2.0
 MIN_BACK_LONG_SIDE = 4.0   # in the frame's median index size, when it shows indices
+# A face-down card shows no index: a back box that holds a face-up card's joined corners (two or more
+# readings of one card, all inside it) centred on that card's centre is the face-up card boxed as a back
+# (dark decks, bright faces under glare). On the real photos (``vision_models.real_check``, 2026-12-02)
+# the back boxes that held a joined face card lay 0.1-0.6 index sizes from its centre (6 boxes, all
+# false: cardcounterml's dark deck, rf100, the feliksh scan, kentdoan); every labelled back held at
+# most one reading and lay 1.1 index sizes or more from the nearest face card's centre.
+FACE_ON_BACK_CENTRE = 0.9   # in index sizes
+
+# Where the table's scale is unknown (a photo) a card seen at one index only must be sure of it
+# (detection x classification confidence): a second corner of the same code confirms a card, a lone
+# index does not. Chosen on the real development photos (``vision_models.real_check --source rf100-train
+# --source webcam-strips-train``, 1,082 photos, 4,469 cards, read at detector.PHOTO_INDEX_CONF 0.3;
+# 2026-12-02): lone cards' floor 0 / 0.5 / 0.6 / 0.65 / 0.7 / 0.75 / 0.8 gave card F1 0.831 / 0.865 /
+# 0.875 / 0.877 / 0.879 / 0.879 / 0.876 (read lower and kept only where sure, more cards are found with
+# their corners joined, fewer phantoms kept), and on the rendered held-out deck's scenes, whose cascades
+# show one index of each covered card (``vision_models.negatives_check --learn-from none``), 0.5 / 0.6 /
+# 0.7 gave 0.890 / 0.882 / 0.857 against 0.881 before: 0.6 is the highest floor that costs the cascades
+# nothing. Measured on the other real photos in EVALUATION.md, "General models on real photos".
+LONE_CARD_MIN_CONFIDENCE = 0.6
+
+# One deck: no code is two cards. Where the table's scale is unknown (a photo) and one deck is assumed
+# (``trust_rotation`` False, as every same-code pairing here assumes), a code read as two cards keeps the
+# surer one (a card of joined corners before a lone index, then the higher confidence): the other is a
+# corner left unjoined or another card's index misread as this code. Development photos (as above, with
+# the floor): card F1 0.878 -> 0.895, counted twice 193 -> 0; dropping lone duplicates only: 0.887.
+ONE_CARD_PER_CODE = True
 
 ROTATIONS = (0, 90, 180, 270)
 
@@ -337,6 +363,19 @@ def card_shaped(box: tuple[float, float, float, float], index_scale: float | Non
     return index_scale is None or max(width, height) >= MIN_BACK_LONG_SIDE * index_scale
 
 
+def holds_face_card(box: tuple[float, float, float, float], faces: list[tuple[list[IndexReading], np.ndarray]]) -> bool:
+    """Whether a face-down box is a face-up card: it holds all the joined corners of one of ``faces``
+    (each its readings and its centre) and is centred on that card (``FACE_ON_BACK_CENTRE``)."""
+    x1, y1, x2, y2 = box
+    centre = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
+    for members, face_centre in faces:
+        scale = float(np.mean([r.scale for r in members]))
+        if (all(x1 <= r.center[0] <= x2 and y1 <= r.center[1] <= y2 for r in members)
+                and _length(face_centre - centre) <= FACE_ON_BACK_CENTRE * scale):
+            return True
+    return False
+
+
 def _union(boxes: list[tuple[float, float, float, float]]) -> list[float]:
     array = np.asarray(boxes, np.float64)
     return [array[:, 0].min(), array[:, 1].min(), array[:, 2].max(), array[:, 3].max()]
@@ -534,7 +573,8 @@ def _card_box(group: list[IndexReading], centre: np.ndarray) -> list[float]:
 def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, float, float, float], float]] = (),
                 frame_shape: tuple[int, int] | None = None, trust_rotation: bool = False,
                 index_px: float | None = None, one_card_geometry: bool | None = None,
-                check_back_shape: bool | None = None) -> Detections:
+                check_back_shape: bool | None = None, min_lone_confidence: float | None = None,
+                one_card_per_code: bool | None = None) -> Detections:
     """Readings and face-down boxes → one :class:`Detections` entry per physical card.
 
     Pairs are chosen greedily, best fit first, each reading used at most once (see
@@ -552,23 +592,32 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     table's scale is unknown (``index_px`` None): on a mat a face-down card under another card shows
     a strip of real back (The Chosen's chips under a chosen). Boxes are
     clipped to ``frame_shape`` (height, width) when given; centres are not (a lone index at the
-    frame's edge may belong to a card whose centre is outside it).
+    frame's edge may belong to a card whose centre is outside it). A card of one index is kept only
+    at ``min_lone_confidence`` or surer: by default ``LONE_CARD_MIN_CONFIDENCE`` where the table's
+    scale is unknown (``index_px`` None), none on a mat, where the tracker weighs readings over frames.
+    A face-down box that holds a face-up card's joined corners is that card (:func:`holds_face_card`).
+    ``one_card_per_code``: a code read as several cards keeps the surest (``ONE_CARD_PER_CODE``); by
+    default where the scale is unknown and one deck assumed (``index_px`` None, ``trust_rotation`` False).
     """
     readings = [r for r in indices if r.code is not None]
     groups, disagreeing = choose_groups(readings, trust_rotation, index_px, one_card_geometry)
     used = {k for group in groups if len(group) > 1 for k in group} | {k for pair in disagreeing for k in pair}
     boxes, confidences, codes, centres, others = [], [], [], [], []
     certain = (np.nan, np.nan)
+    joined_faces: list[tuple[list[IndexReading], np.ndarray]] = []
+    joined: list[bool] = []   # each face card: from two or more readings
     for group in groups:
         if len(group) == 1:
             continue
         members = [readings[k] for k in group]
         centre = _group_centre(members, index_px)
+        joined_faces.append((members, centre))
         boxes.append(_card_box(members, centre))
         confidences.append(max(r.confidence for r in members))
         codes.append(members[0].code)
         centres.append(centre)
         others.append(certain)
+        joined.append(True)
     for i, j in disagreeing:
         sure, other = sorted((readings[i], readings[j]), key=lambda r: -r.confidence)
         boxes.append(_union([sure.box, other.box]))
@@ -577,8 +626,11 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
         codes.append(sure.code)
         centres.append((sure.center + other.center) / 2)
         others.append(certain)
+        joined.append(True)
+    if min_lone_confidence is None:
+        min_lone_confidence = LONE_CARD_MIN_CONFIDENCE if index_px is None else 0.0
     for i, reading in enumerate(readings):
-        if i in used:
+        if i in used or reading.confidence < min_lone_confidence:
             continue
         centre = _centre(reading, index_px)
         boxes.append(_lone_card_box(reading, centre))
@@ -586,11 +638,23 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
         codes.append(reading.code)
         centres.append(centre)
         others.append(2 * reading.center - centre)     # the index read facing the other way
+        joined.append(False)
+    if one_card_per_code is None:
+        one_card_per_code = ONE_CARD_PER_CODE and index_px is None and not trust_rotation
+    if one_card_per_code:
+        surest: dict[str, int] = {}
+        for k, code in enumerate(codes):
+            if code not in surest or (joined[k], confidences[k]) > (joined[surest[code]], confidences[surest[code]]):
+                surest[code] = k
+        kept = sorted(surest.values())
+        boxes, confidences, codes, centres, others = ([values[k] for k in kept]
+                                                      for values in (boxes, confidences, codes, centres, others))
     if check_back_shape is None:
         check_back_shape = index_px is None
     if check_back_shape:
         index_scale = float(np.median([r.scale for r in indices])) if indices else None
-        backs = [(box, confidence) for box, confidence in backs if card_shaped(box, index_scale)]
+        backs = [(box, confidence) for box, confidence in backs
+                 if card_shaped(box, index_scale) and not holds_face_card(box, joined_faces)]
     for box, confidence in backs:
         boxes.append(list(box))
         confidences.append(confidence)
@@ -611,13 +675,15 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
 
 def cards_from_readings(indices: list[IndexReading], backs: list[tuple[tuple[float, float, float, float], float]],
                         frame_shape: tuple[int, int] | None, index_px: float | None = None,
-                        learned_back: bool = False) -> Detections:
+                        learned_back: bool = False, min_lone_confidence: float | None = None) -> Detections:
     """The cards of one frame's readings, grouped the one way every reader's readings are: a frame read
     by this process's detector (whole or incrementally) and the readings a phone or a table computer
     posts (``companion.table.readings``) all come through here, so a grouping fix reaches every feed.
 
     ``learned_back``: the backs were checked against a learned deck's back (``DeckProfile.is_back``),
     whose colours tell a strip of real back from a chip or a fanned edge, so their shape is not asked.
+    ``min_lone_confidence``: see :func:`group_cards` (a learned deck's reader passes 0: its prototypes
+    vet each index, and its confidences are similarities, not the general classifier's).
     """
     return group_cards(indices, backs, frame_shape, index_px=index_px,
-                       check_back_shape=False if learned_back else None)
+                       check_back_shape=False if learned_back else None, min_lone_confidence=min_lone_confidence)

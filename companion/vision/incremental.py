@@ -347,7 +347,8 @@ class IncrementalReader:
             apart = classes[:, None].astype(np.float32) * (max(shape) + 1)
             kept = nms(boxes + apart, scores, detector.iou)
             raw = RawBoxes(boxes[kept], scores[kept], classes[kept])
-        keep = np.where(raw.classes == 1, raw.scores > detector.back_conf, raw.scores > detector.conf)
+        conf, back_conf = detector.thresholds()
+        keep = np.where(raw.classes == 1, raw.scores > back_conf, raw.scores > conf)
         return RawBoxes(raw.boxes[keep], raw.scores[keep], raw.classes[keep])
 
 

@@ -238,7 +238,8 @@ def cards_of_photo(photo: int, reading: PhotoReading, split: set[tuple[int, ...]
 
 def read_photos(detector, photos: list[tuple[str, np.ndarray]]) -> list[PhotoReading]:
     """What the detector and classifier see in learning photos (the slow part of learning)."""
-    if detector.conf > LEARN_INDEX_CONF:
+    if detector.conf > LEARN_INDEX_CONF or getattr(detector, "photo_thresholds", None) is not None:
         detector = copy.copy(detector)
-        detector.conf = LEARN_INDEX_CONF
+        detector.conf = min(detector.conf, LEARN_INDEX_CONF)
+        detector.photo_thresholds = None   # learning keeps its own thresholds (and the general back's)
     return [read_photo(detector, frame) for _, frame in photos]
