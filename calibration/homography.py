@@ -136,6 +136,15 @@ class MatLocator:
         self.refreshes = 0
         self.last_look_found = False   # whether the last look at a frame found the mat (a hand may hide its markers)
 
+    def __getstate__(self) -> dict:
+        """Everything but the OpenCV detector (it cannot be pickled and holds nothing of the mat): a table's
+        pipeline is saved with its feed's lease, for the server that takes the feed over."""
+        return {key: value for key, value in self.__dict__.items() if key != "detector"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.detector = cv2.aruco.ArucoDetector(aruco_dictionary(self.layout.dictionary), cv2.aruco.DetectorParameters())
+
     @property
     def ready(self) -> bool:
         return self.matrix is not None
