@@ -30,6 +30,7 @@ PLAYED_SHARE = {"kingdoms": 0.55, "dungeon": 0.6, "chosen": 0.87}
 
 def read_part_of_the_demo(app, game: str):
     """A table set up like the demo's, its camera feed having read the first part of the recording."""
+    from companion.messages import Message
     from companion.session.camera import CameraFeed
     from companion.synthetic.recording import TruthDetector
     from companion.table.demos import demo_dir, demo_truth
@@ -42,7 +43,8 @@ def read_part_of_the_demo(app, game: str):
     hub = app.extensions["camera"]
     detector = TruthDetector.from_jsonl(demo_dir(game))
     feed = CameraFeed(table, source=[], detector_loader=lambda: detector, questions=hub.book(table),
-                      on_frame=lambda image: hub.publish(table.id, image), description="the demo recording")
+                      on_frame=lambda image: hub.publish(table.id, image),
+                      description=Message("server camera %(source)s", source=f"demo/{game}"))  # as `serve --demo` names it
     feed.load_detector()
     source = open_source(str(demo_dir(game)))
     frames = list(source)
@@ -55,10 +57,13 @@ def read_part_of_the_demo(app, game: str):
 
 def stage_a_question(feed, table) -> None:
     """One question on a settled Kingdoms card, as the tracker asks when a reading is weak."""
+    from companion.messages import CardName, Message
     from companion.session.questions import Question
 
     track = next(t for t in feed._pipeline.tracker.cards if t.zone)
-    feed.book.add(Question(feed.book.next_id(), f"is the card at this spot {track.code}? the camera is only 48% sure",
+    asked = Message("is the card at this spot %(code)s? the camera is only %(confidence)s sure", code=CardName(track.code),
+                    confidence="48%")
+    feed.book.add(Question(feed.book.next_id(), asked,
                            "unsure", track.zone, [track.code], track.id, feed._pixel(track.position), time.time()))
     feed.tracks = feed._track_states()
 

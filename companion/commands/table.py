@@ -225,7 +225,7 @@ def run_command(args) -> int:
             try:
                 live = LiveSource(source, SimulatedClock(frame_cost) if frame_cost is not None else WallClock())
             except SourceError as error:
-                raise CommandError(str(error)) from None
+                raise CommandError(error.message) from None
             if hasattr(detector, "following"):   # --detector truth: the card list of the frame delivered
                 detector.following(live)
             summary = run_live(pipeline, live, on_frame=show, flush_seconds=flush, max_frames=args.max_frames)
@@ -292,7 +292,7 @@ def post_command(args) -> int:
     try:
         source = open_source(args.source, args.fps)
     except SourceError as error:
-        raise CommandError(str(error)) from None
+        raise CommandError(error.message) from None
     camera = isinstance(source, CameraSource)
     truth = _truth_near(args.source) if args.check_truth else None
     if args.check_truth and not truth:
@@ -306,7 +306,7 @@ def post_command(args) -> int:
     frames = iter(source)
     if args.max_frames:
         frames = (item for _, item in zip(range(args.max_frames), frames))
-    print(_("reading %(source)s here, posting to table %(table)s on %(server)s", source=source.description, table=server.table_id,
+    print(_("reading %(source)s here, posting to table %(table)s on %(server)s", source=current().render(source.description), table=server.table_id,
             server=server.base_url), file=sys.stderr)
     try:
         # a recording plays at its own pace and its last frame is held, as `table run` holds it

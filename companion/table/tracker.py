@@ -78,11 +78,13 @@ class TrackerConfig:
             raise ValueError("copies must be at least 1")
 
 
-# A sighting, one frame's reading of a track, is a plain tuple (time, code, confidence): Python's
+# A sighting, one frame's reading of a track, is a plain tuple (time, code, confidence, look): Python's
 # garbage collector stops tracking a tuple of plain values, and a server following 50 tables keeps
 # ~360,000 of them (240 per card); as objects its full collections stalled every request for up to
 # 140 ms (benchmarks/load_venue.py).
-_TIME, _CODE, _CONFIDENCE = 0, 1, 2
+# ``look`` is False where the frame brought no new reading (an incremental reader that saw no change
+# hands back its last frame's cards): time passes and the card is still there, but nobody looked again.
+_TIME, _CODE, _CONFIDENCE, _LOOK = 0, 1, 2, 3
 _Sighting = tuple
 
 
@@ -156,8 +158,9 @@ class Tracker:
                  **({"face": t.face} if t.face else {})} for t in self.cards]
 
     def update(self, time: float, observations: Iterable[Observation], occluded: bool = False,
-               held: bool = False) -> list[TableEvent]:
-        """One frame's readings; ``held`` says the frame is the input's last one, held after its end."""
+               held: bool = False, repeated: bool = False) -> list[TableEvent]:
+        """One frame's readings; ``held`` says the frame is the input's last one, held after its end;
+        ``repeated`` that the readings are the last frame's handed back unread (nothing changed)."""
         cfg = self.config
         if self._last_time is not None and time < self._last_time:
             raise ValueError(f"frame time went backwards: {time} after {self._last_time}")
@@ -168,6 +171,7 @@ class Tracker:
         dt = 0.0 if self._last_time is None else time - self._last_time
         self._last_time = time
         self._frame_times.append(time)
+        look = not repeated
         observations = [o for o in observations if o.confidence >= cfg.min_confidence]
         matches, unmatched = self._associate(observations)
         events: list[TableEvent] = []
@@ -179,10 +183,10 @@ class Tracker:
                 track.velocity = ((obs.position[0] - track.position[0]) / gap, (obs.position[1] - track.position[1]) / gap)
             track.position = obs.position
             track.last_seen = time
-            track.sightings.append((time, obs.code, obs.confidence))
+            track.sightings.append((time, obs.code, obs.confidence, look))
         for obs in unmatched:
             track = Track(self._next_id, obs.position, time, time)
-            track.sightings.append((time, obs.code, obs.confidence))
+            track.sightings.append((time, obs.code, obs.confidence, look))
             self._next_id += 1
             self.tracks.append(track)
 
