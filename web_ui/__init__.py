@@ -18,9 +18,10 @@ from web_ui.config import Config, TestConfig
 __all__ = ["create_app", "shutdown", "Config", "TestConfig", "SECURITY_HEADERS"]
 
 # Everything the pages need comes from this server (no CDN, no inline script or style markup); camera
-# frames are shown as blob: and data: images; no page of ours may be framed by another site.
+# frames are shown as blob: and data: images; no page of ours may be framed by another site. The phone's
+# own reader compiles onnxruntime-web's WebAssembly ('wasm-unsafe-eval' allows that and no script eval).
 CONTENT_SECURITY_POLICY = "; ".join([
-    "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:",
+    "default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'", "worker-src 'self'", "style-src 'self'", "img-src 'self' data: blob:",
     "media-src 'self' blob: mediastream:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'",
     "form-action 'self'", "frame-ancestors 'none'",
 ])
@@ -29,7 +30,11 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",
+    # Opener and embedder policies together make the pages cross-origin isolated, which WebAssembly threads
+    # need (SharedArrayBuffer): the phone's reader runs onnxruntime-web on several cores. Everything a page
+    # loads is this server's, so requiring CORP costs nothing.
     "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Embedder-Policy": "require-corp",
     "Cross-Origin-Resource-Policy": "same-origin",
     "Permissions-Policy": "camera=(self), microphone=(), geolocation=()",
 }
@@ -40,7 +45,7 @@ def create_app(config: Any = None) -> Flask:
     of overrides applied on top of :class:`Config`."""
     from companion.games import GAMES, get_engine
     from companion.session import TableRegistry
-    from web_ui import api, camera, i18n, pages
+    from web_ui import api, camera, i18n, models, pages
 
     app = Flask(__name__)
     app.config.from_object(Config)
@@ -70,6 +75,7 @@ def create_app(config: Any = None) -> Flask:
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(camera.bp)
+    app.register_blueprint(models.bp)   # the shipped models and their reading contract, for the phone's reader
     app.register_blueprint(__import__("web_ui.decks", fromlist=["bp"]).bp)   # "teach your deck" (web_ui/decks.py)
 
     @app.after_request

@@ -151,14 +151,14 @@ class CameraFeed:
 
     def __init__(self, table: Table, source, on_frame: FrameCallback | None = None,
                  detector_loader: Callable[[], Any] = load_detector,
-                 pipeline_factory: PipelineFactory = default_pipeline, description: str = "",
+                 pipeline_factory: PipelineFactory = default_pipeline, description: Message | str = "",
                  questions: QuestionBook | None = None, decks: TableDecks | None = None) -> None:
         self.table = table
         self.source = source
         self.on_frame = on_frame
         self.detector_loader = detector_loader
         self.pipeline_factory = pipeline_factory
-        self.description = description or getattr(source, "description", "camera")
+        self.description: Message | str = description or getattr(source, "description", None) or Message("camera")
         self.frames = 0
         self.submitted = 0
         self.overruled = 0
@@ -424,7 +424,8 @@ class ReadingsFeed(CameraFeed):
     def __init__(self, table: Table, feed_id: str, kind: str, on_still: StillCallback | None = None,
                  pipeline_factory: PipelineFactory = default_pipeline, questions: QuestionBook | None = None,
                  decks: TableDecks | None = None, reader_factory: Callable[[Any], Any] | None = None) -> None:
-        description = "a table computer reading its own camera" if kind == "table-computer" else "a phone reading its own cards"
+        description = (Message("a table computer reading its own camera") if kind == "table-computer"
+                       else Message("a phone reading its own cards"))
         super().__init__(table, None, on_frame=None, detector_loader=lambda: None, pipeline_factory=pipeline_factory,
                          description=description, questions=questions, decks=decks)
         # each still, for the live camera view: (width, height, a callable drawing it when someone looks)

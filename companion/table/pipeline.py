@@ -416,12 +416,16 @@ class TablePipeline:
         """The cards of one frame, however they were read: onto the table, through the tracker and the binding."""
         self.last_detections = detections
         refreshes = self.locator.refreshes if self.locator is not None else 0
-        if self._observed is not None and self._observed[0] is detections and self._observed[1] == refreshes:
+        # the very readings of the last frame again (an incremental reader that saw no change, or the same
+        # posted readings), or the held last frame read once more (the same pixels): no new look
+        same = self._observed is not None and self._observed[0] is detections
+        repeated = same or (held and self.tracker.held_since is not None)
+        if same and self._observed[1] == refreshes:
             observations = self._observed[2]
         else:
             observations = self.observations(detections, frame)
             self._observed = (detections, refreshes, observations)
-        table_events = self.tracker.update(time, observations, occluded, held=held)
+        table_events = self.tracker.update(time, observations, occluded, held=held, repeated=repeated)
         self.binding.observe_tracks(self.tracker.tracks)
         outcomes = [self.binding.handle(event) for event in table_events]
         result = FrameResult(time, len(detections), table_events, outcomes, occluded, _time.perf_counter() - started, work)

@@ -1,0 +1,85 @@
+"""GET /api/models and /api/models/<file>: the shipped models and the reading contract a phone reads with,
+and the headers that let the page run WebAssembly threads (cross-origin isolation)."""
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from companion.vision import detector as reading
+from companion.vision.models import ModelsManifest, models_fingerprint
+from web_ui import create_app
+from web_ui import models as served
+
+
+@pytest.fixture
+def client(tmp_path):
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "CAMERA_DETECTION": False})
+    return app.test_client()
+
+
+def test_the_contract_is_the_python_readers_own(client):
+    answer = client.get("/api/models").get_json()
+    manifest = ModelsManifest.load()
+    assert answer["models"] == models_fingerprint()
+    assert answer["detector"]["imgsz"] == manifest.detector.imgsz and answer["classifier"]["imgsz"] == manifest.classifier.imgsz
+    assert tuple(answer["classifier"]["classes"]) == manifest.classifier.classes
+    assert answer["thresholds"] == manifest.thresholds
+    assert answer["classifier"]["crop_expand"] == manifest.crop_expand
+    contract = answer["contract"]
+    assert contract["target_index_px"] == reading.TARGET_INDEX_PX and contract["tile_below_px"] == reading.TILE_BELOW_PX
+    assert contract["oriented_aspect"] == reading.ORIENTED_ASPECT and contract["rotations"] == list(reading.ROTATIONS)
+    # the server's own reader loads the int8 copies (ModelSpec.path_for, onnxruntime, "auto")
+    assert answer["precision"] == "int8"
+    assert answer["detector"]["int8"]["file"] == manifest.detector.path_for("onnxruntime").name
+
+
+def test_each_model_file_is_served_whole_with_its_hash_and_a_long_cache(client):
+    answer = client.get("/api/models").get_json()
+    for network in ("detector", "classifier"):
+        for precision in ("f32", "int8"):
+            entry = answer[network][precision]
+            response = client.get(entry["url"])
+            assert response.status_code == 200 and response.mimetype == "application/octet-stream"
+            assert hashlib.sha256(response.data).hexdigest() == entry["sha256"] and len(response.data) == entry["bytes"]
+            assert "immutable" in response.headers["Cache-Control"] and "max-age=31536000" in response.headers["Cache-Control"]
+            again = client.get(entry["url"], headers={"If-None-Match": response.headers["ETag"]})
+            assert again.status_code == 304
+
+
+@pytest.mark.parametrize("name", ["models.json", "nothing.onnx", "..%2Fmodels.json", "detector.onnx.bak"])
+def test_only_the_manifests_files_are_served(client, name):
+    response = client.get(f"/api/models/{name}")
+    assert response.status_code == 404 and response.get_json()["error"]
+
+
+def test_a_server_without_models_says_so(tmp_path):
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "CAMERA_DETECTION": False, "MODELS_DIR": str(tmp_path)})
+    client = app.test_client()
+    response = client.get("/api/models")
+    assert response.status_code == 404 and "models.json" in response.get_json()["error"]
+    assert client.get("/api/models/detector.onnx").status_code == 404
+
+
+def test_the_runtime_is_named_only_when_it_was_vendored(client, monkeypatch, tmp_path):
+    vendor = tmp_path / "vendor"
+    vendor.mkdir()
+    monkeypatch.setattr(served, "VENDOR", vendor)
+    assert client.get("/api/models").get_json()["runtime"] is None
+    for name in served.RUNTIME_FILES:
+        (vendor / name).write_text("x")
+    (vendor / "VERSION").write_text("1.22.0\n")
+    runtime = client.get("/api/models").get_json()["runtime"]
+    assert runtime == {"version": "1.22.0", "path": "/static/vendor/", "webgpu": False}
+
+
+def test_pages_are_cross_origin_isolated_and_may_compile_webassembly(client):
+    table = client.post("/api/tables", json={"game": "kingdoms", "players": [{"name": "Ann", "suits": ["H", "D"]},
+                                                                            {"name": "Bo", "suits": ["S", "C"]}]}).get_json()
+    page = client.get(f"/t/{table['id']}")
+    assert page.headers["Cross-Origin-Opener-Policy"] == "same-origin"
+    assert page.headers["Cross-Origin-Embedder-Policy"] == "require-corp"
+    policy = page.headers["Content-Security-Policy"]
+    assert "'wasm-unsafe-eval'" in policy and "'unsafe-eval'" not in policy.replace("'wasm-unsafe-eval'", "")
+    static = client.get("/static/camera.js")
+    assert static.headers["Cross-Origin-Resource-Policy"] == "same-origin"
