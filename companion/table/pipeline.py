@@ -413,9 +413,10 @@ class TablePipeline:
         self.last_detections = detections
         refreshes = self.locator.refreshes if self.locator is not None else 0
         # the very readings of the last frame again (an incremental reader that saw no change, or the same
-        # posted readings): the tracker counts them as no new look
-        repeated = self._observed is not None and self._observed[0] is detections
-        if repeated and self._observed[1] == refreshes:
+        # posted readings), or the held last frame read once more (the same pixels): no new look
+        same = self._observed is not None and self._observed[0] is detections
+        repeated = same or (held and self.tracker.held_since is not None)
+        if same and self._observed[1] == refreshes:
             observations = self._observed[2]
         else:
             observations = self.observations(detections, frame)
