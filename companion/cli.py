@@ -16,16 +16,44 @@ import companion.commands
 from companion import i18n
 from companion.commands import CommandError, error_text
 from companion.i18n import _
+from companion.messages import N_
 
 __all__ = ["CommandError", "build_parser", "main"]
 
 LANGUAGE_CHOICES = ("en", "zh-Hans")
 
+# argparse's own words (its help's headings, its errors), as the standard library writes them: argparse
+# looks each up with gettext when it prints; these marks put them in the catalogue.
+ARGPARSE_WORDS = (
+    N_("usage: "), N_("positional arguments"), N_("options"), N_("show this help message and exit"),
+    N_("%(prog)s: error: %(message)s\n"), N_("argument %(argument_name)s: %(message)s"),
+    N_("unrecognized arguments: %s"), N_("the following arguments are required: %s"),
+    N_("one of the arguments %s is required"), N_("not allowed with argument %s"), N_("expected one argument"),
+    N_("expected at most one argument"), N_("expected at least one argument"),
+    N_("ambiguous option: %(option)s could match %(matches)s"), N_("invalid %(type)s value: %(value)r"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"), N_("can't open '%(filename)s': %(error)s"),
+    N_("ignored explicit argument %r"),
+)
+
+
+def _argparse_gettext(text: str) -> str:
+    return i18n.current().translations.gettext(text)
+
+
+def _argparse_ngettext(singular: str, plural: str, n: int) -> str:
+    return i18n.current().translations.ngettext(singular, plural, n)
+
+
+# argparse reads its module's ``_`` and ``ngettext`` each time it prints: in the command line's language.
+argparse._ = _argparse_gettext  # type: ignore[attr-defined]
+argparse.ngettext = _argparse_ngettext  # type: ignore[attr-defined]
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="companion", description=_("Card Companion: a camera- and phone-based referee "
                                                                      "for card games played with a real poker deck."))
-    parser.add_argument("--version", action="version", version=f"companion {companion.__version__}")
+    parser.add_argument("--version", action="version", version=f"companion {companion.__version__}",
+                        help=_("show the version and exit"))
     parser.add_argument("--language", metavar="LANG",
                         help=_("the language of messages and files: en or zh-Hans (default: the shell's LANG, else en)"))
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -58,6 +58,58 @@ def test_a_rerun_only_checks(tmp_path):
     assert (checkout / "pip.log").read_text().count("pip-ran") > installs
 
 
+def with_its_own_catalogues(checkout: pathlib.Path) -> pathlib.Path:
+    """The checkout's own catalogue compiler and catalogues (scripts/i18n.py imports the checkout's
+    ``companion`` first), so breaking them there leaves this worktree's alone."""
+    package = checkout / "companion"
+    package.mkdir()
+    shutil.copy(ROOT / "companion" / "__init__.py", package / "__init__.py")
+    shutil.copy(ROOT / "companion" / "messages.py", package / "messages.py")
+    shutil.copytree(ROOT / "companion" / "i18n", package / "i18n", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "companion" / "locale", package / "locale", ignore=shutil.ignore_patterns("*.mo"))
+    return package / "locale" / "zh_Hans" / "LC_MESSAGES"
+
+
+def run_failing(checkout: pathlib.Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PATH": f"{checkout / '.venv' / 'bin'}:{os.environ['PATH']}"}
+    return subprocess.run(["bash", "scripts/setup.sh"], cwd=checkout, env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_a_catalogue_that_does_not_compile_stops_setup_with_a_clear_message(tmp_path):
+    checkout = fake_checkout(tmp_path)
+    catalogues = with_its_own_catalogues(checkout)
+    assert "ready" in run(checkout)
+    assert (catalogues / "messages.mo").is_file()   # the checkout's own catalogue was compiled
+    compiled = (catalogues / "messages.mo").read_bytes()
+    stamps = {p.name: p.read_text() for p in (checkout / ".venv").glob(".setup-*")}
+    assert stamps
+    po = catalogues / "messages.po"
+    text = po.read_text(encoding="utf-8")
+    # a translation whose placeholder is not its msgid's: shown, it would fail or say the wrong thing
+    broken = text.replace('msgstr "规则：%(rules)s"', 'msgstr "规则：%(rule)s"', 1)
+    assert broken != text
+    po.write_text(broken, encoding="utf-8")
+    line = broken[: broken.index('msgstr "规则：%(rule)s"')].count("\n")   # the msgid's line (1-based) is just above
+    for checkout_state in ("installed", "pyproject changed"):
+        if checkout_state == "pyproject changed":
+            with open(checkout / "pyproject.toml", "a") as handle:
+                handle.write("\n# changed\n")
+        result = run_failing(checkout)
+        assert result.returncode == 1, (checkout_state, result.stdout, result.stderr)
+        assert "setup: stopped: a translation catalogue does not compile" in result.stderr
+        assert f"{po}:{line}" in result.stderr and "rules: %(rules)s" in result.stderr, result.stderr
+        assert "ready" not in result.stdout and "nothing installed" not in result.stdout
+        assert (catalogues / "messages.mo").read_bytes() == compiled   # the last good one stays
+    # the stamp of the pyproject that failed was not written: the next run installs again
+    assert {p.name: p.read_text() for p in (checkout / ".venv").glob(".setup-*")} == stamps
+    # a broken line (an unclosed quote) is named too
+    po.write_text(text.replace('msgstr "规则：%(rules)s"', 'msgstr "规则：%(rules)s', 1), encoding="utf-8")
+    result = run_failing(checkout)
+    assert result.returncode == 1 and "not a line of a gettext catalogue" in result.stderr, result.stderr
+    po.write_text(text, encoding="utf-8")
+    assert "ready" in run(checkout)
+
+
 def test_onnxruntime_web_is_vendored_once_at_the_pinned_version(tmp_path):
     checkout = fake_checkout(tmp_path)
     pinned = json.loads((ROOT / "package.json").read_text())["dependencies"]["onnxruntime-web"]

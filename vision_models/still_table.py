@@ -3,6 +3,7 @@
     python -m vision_models.still_table                         # both real webcam sets, the live path and full readings
     python -m vision_models.still_table --source webcam-strips --frames 30 --json
     python -m vision_models.still_table --write-clip DIR --photo NAME   # one clip as an image folder for `table run`
+    python -m vision_models.still_table --no-cache              # read every clip anew (the cache: var/still_table)
 
 A still table must give the same reading frame after frame: the cards settle once and no event
 follows. No real video of a still table is at hand (``../shared/datasets/real/README.md``), so each
@@ -104,26 +105,110 @@ def as_labelled(code: str, ranks_only: bool) -> str:
     return code[:-1] if ranks_only and code != "BACK" and code[-1] in "CDHS" else code
 
 
+#: Where the tracker's inputs of each clip are kept (``--cache``): the detector's part of a clip is the
+#: slow one (a 2-core laptop reads a 40-frame clip in full in ~30 s) and does not depend on the tracker,
+#: so a tracker change is measured by replaying the cached inputs (seconds for all clips).
+CACHE = Path(__file__).resolve().parents[1] / "var" / "still_table"
+
+
+def _reader_fingerprint() -> str:
+    """What the tracker's inputs depend on: the reading code, the weights' index, the live clock, the
+    camera model, and the pipeline's steps from a frame's detections to its observations (not the
+    tracker, which is what a replay measures)."""
+    import hashlib
+    import inspect
+
+    from companion.table.pipeline import TablePipeline
+
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256(repr(CameraNoise()).encode())
+    files = sorted((root / "companion" / "vision").rglob("*.py")) + [
+        root / "companion" / "table" / "live.py", root / "vision_models" / "weights" / "models.json"]
+    for path in files:
+        if path.exists():
+            digest.update(path.name.encode() + path.read_bytes())
+    for step in (TablePipeline.observations, TablePipeline._without_bare_backs, TablePipeline._pixel_scale,
+                 TablePipeline.process, TablePipeline._track):
+        digest.update(inspect.getsource(step).encode())
+    return digest.hexdigest()[:16]
+
+
+def _cache_file(cache: Path, photo: Photo, frames: int, fps: float, incremental: bool, seed: int) -> Path:
+    mode = "incremental" if incremental else "full"
+    return cache / f"{photo.source}-{photo.path.stem}-{mode}-{frames}f-{fps:g}fps-s{seed}.json"
+
+
+def _recording_tracker(pipeline, frames: list) -> None:
+    """Keep every input the pipeline gives its tracker (the frame's observations, occlusion, held, and
+    the match gate the pipeline set from the card size) in ``frames``."""
+    update = pipeline.tracker.update
+
+    def recorded(time, observations, occluded=False, held=False, repeated=False):
+        observations = list(observations)
+        frames.append([time, bool(occluded), bool(held), pipeline.tracker.config.match_distance,
+                       [[o.code, float(o.confidence), *map(float, o.position), *map(float, o.other_position or ())]
+                        for o in observations], bool(repeated)])
+        return update(time, observations, occluded, held=held, repeated=repeated)
+
+    pipeline.tracker.update = recorded
+
+
+def _replay(pipeline, frames: list) -> list:
+    """The cached tracker inputs through the pipeline's own tracker and binding, as ``_track`` does."""
+    from companion.table.events import Observation
+
+    tracker, events = pipeline.tracker, []
+    for time, occluded, held, gate, cached, repeated in frames:
+        if tracker.config.match_distance != gate:
+            tracker.config = replace(tracker.config, match_distance=gate)
+        observations = [Observation(o[0], o[1], (o[2], o[3]), (o[4], o[5]) if len(o) > 4 else None) for o in cached]
+        table_events = tracker.update(time, observations, occluded, held=held, repeated=repeated)
+        pipeline.binding.observe_tracks(tracker.tracks)
+        for event in table_events:
+            pipeline.binding.handle(event)
+        events.extend(table_events)
+    return events
+
+
 def run_clip(detector, photo: Photo, frames: int, fps: float, incremental: bool, seed: int = 0,
-             tracker=None) -> dict:
-    """One still clip through ``table run --game none``'s pipeline, live on the simulated laptop."""
+             tracker=None, cache: Path | None = None) -> dict:
+    """One still clip through ``table run --game none``'s pipeline, live on the simulated laptop.
+
+    With ``cache``, the tracker's inputs are read from it when the reading code and weights are those
+    that wrote them (only the tracker and the binding run), else recorded there."""
     from companion.table.live import LiveSource, SimulatedClock, WorkCost, run_live
     from companion.table.pipeline import build_pipeline
     from companion.vision import load_image
 
     image = load_image(photo.path)
     pipeline = build_pipeline("none", detector, {}, incremental=incremental, tracker=tracker)
-    live = LiveSource(StillClip(image, frames, fps, seed), SimulatedClock(WorkCost()))
-    events = []
-    summary = run_live(pipeline, live, on_frame=lambda r: events.extend(r.table_events),
-                       flush_seconds=pipeline.end_hold_seconds)
+    kept = None
+    if cache is not None:
+        path = _cache_file(cache, photo, frames, fps, incremental, seed)
+        if path.exists():
+            kept = json.loads(path.read_text())
+            if kept.get("reader") != _reader_fingerprint():
+                kept = None
+    if kept is not None:
+        events = _replay(pipeline, kept["frames"])
+        frames_read = kept["frames_read"]
+    else:
+        live = LiveSource(StillClip(image, frames, fps, seed), SimulatedClock(WorkCost()))
+        events, inputs = [], []
+        _recording_tracker(pipeline, inputs)
+        summary = run_live(pipeline, live, on_frame=lambda r: events.extend(r.table_events),
+                           flush_seconds=pipeline.end_hold_seconds)
+        frames_read = summary["live"]["frames_read"]
+        if cache is not None:
+            cache.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps({"reader": _reader_fingerprint(), "frames_read": frames_read, "frames": inputs}))
     changes = [e for e in events if e.type != "question"]
-    cards = summary["state"]["cards"]
+    cards = pipeline.binding.view()["cards"]
     labels = labelled_codes(photo, image)
     read = Counter(as_labelled(c, photo.ranks_only) for c in cards)
     wanted = Counter(labels)
     right = sum((read & wanted).values())
-    return {"source": photo.source, "name": photo.path.name, "frames_read": summary["live"]["frames_read"],
+    return {"source": photo.source, "name": photo.path.name, "frames_read": frames_read,
             "changes": len(changes), "extra": len(changes) - len(cards),
             "by_type": dict(Counter(e.type for e in changes)), "questions": sum(1 for e in events if e.type == "question"),
             "cards": cards, "labels": labels, "right": right, "wrong": sum(read.values()) - right,
@@ -138,10 +223,16 @@ def totals(clips: list[dict]) -> dict:
     total["clips"] = len(clips)
     total["clips_with_extra"] = sum(1 for c in clips if c["extra"] > 0 or c["questions"] > 0)
     total["labelled"] = sum(len(c["labels"]) for c in clips)
+    read = total["right"] + total["wrong"]
+    precision = total["right"] / read if read else 0.0
+    recall = total["right"] / total["labelled"] if total["labelled"] else 0.0
+    total["f1"] = round(2 * precision * recall / (precision + recall), 3) if precision + recall else 0.0
+    total["precision"], total["recall"] = round(precision, 3), round(recall, 3)
     return total
 
 
-def check(photos: list[Photo], frames: int, fps: float, modes=("incremental", "full"), progress=None, tracker=None) -> dict:
+def check(photos: list[Photo], frames: int, fps: float, modes=("incremental", "full"), progress=None, tracker=None,
+          cache: Path | None = None) -> dict:
     from companion.vision import Detector
 
     detector = Detector.load(tile="auto")
@@ -149,7 +240,8 @@ def check(photos: list[Photo], frames: int, fps: float, modes=("incremental", "f
     for mode in modes:
         clips = []
         for n, photo in enumerate(photos, 1):
-            clips.append(run_clip(detector, photo, frames, fps, incremental=mode == "incremental", seed=n, tracker=tracker))
+            clips.append(run_clip(detector, photo, frames, fps, incremental=mode == "incremental", seed=n, tracker=tracker,
+                                  cache=cache))
             if progress:
                 progress(mode, n, len(photos))
         by_source = {}
@@ -161,13 +253,14 @@ def check(photos: list[Photo], frames: int, fps: float, modes=("incremental", "f
 
 def table(result: dict) -> str:
     lines = ["| reading | source | clips | frames read | changes | extra changes | clips not still | questions | "
-             "cards right / labelled | wrong | phantom backs | missed backs |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "cards right / labelled | wrong | F1 (P, R) | phantom backs | missed backs |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for mode, part in result.items():
         rows = list(part["per_source"].items()) + [("**total**", part["total"])]
         for source, t in rows:
             lines.append(f"| {mode} | {source} | {t['clips']} | {t['frames_read']} | {t['changes']} | **{t['extra']}** | "
                          f"{t['clips_with_extra']} | {t['questions']} | {t['right']} / {t['labelled']} | {t['wrong']} | "
+                         f"{t['f1']:.3f} ({t['precision']:.3f}, {t['recall']:.3f}) | "
                          f"{t['phantom_backs']} | {t['missed_backs']} |")
     return "\n".join(lines)
 
@@ -196,6 +289,10 @@ def main(argv=None) -> int:
     parser.add_argument("--write-clip", type=Path, metavar="DIR", help="write one clip (--photo) as an image folder and stop")
     parser.add_argument("--photo", help="with --write-clip: the photo's file name")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    parser.add_argument("--cache", type=Path, default=CACHE,
+                        help="keep each clip's tracker inputs here and replay them while the reading code and weights "
+                             "are unchanged (default var/still_table)")
+    parser.add_argument("--no-cache", action="store_true", help="read every clip anew, keep nothing")
     args = parser.parse_args(argv)
     if args.frames < 2 or args.fps <= 0:
         parser.error("--frames must be at least 2 and --fps positive")
@@ -218,7 +315,8 @@ def main(argv=None) -> int:
         if not args.json:
             print(f"\r{mode}: {n}/{total}", end="", file=sys.stderr, flush=True)
 
-    result = check(photos, args.frames, args.fps, tuple(args.mode or ("incremental", "full")), progress)
+    result = check(photos, args.frames, args.fps, tuple(args.mode or ("incremental", "full")), progress,
+                   cache=None if args.no_cache else args.cache)
     if not args.json:
         print(file=sys.stderr)
     if args.json:

@@ -20,6 +20,7 @@ import PIL.Image
 from flask import Blueprint, Response, current_app, jsonify, request
 from flask_babel import gettext as _
 
+from companion.messages import Message
 from companion.session import Table
 from companion.session import questions as asked
 from companion.session.camera import TAKEN_OVER, CameraFeed, ReadingsFeed, TableDecks, deck_conflict, default_pipeline, load_detector
@@ -30,6 +31,14 @@ from companion.table.sources import PushSource, SourceError
 from companion.vision.models import WeightsMissingError, models_fingerprint
 from web_ui.api import ApiError, json_body, referee_table, registry
 from web_ui.i18n import error_text, render
+
+
+def feed_status(feed: CameraFeed) -> dict[str, Any]:
+    """A feed's status for the phone that asked: what it reads, in that phone's language."""
+    status = feed.status()
+    status["source"] = render(status["source"])
+    return status
+
 
 bp = Blueprint("camera", __name__, url_prefix="/api")
 
@@ -214,6 +223,29 @@ class CameraHub:
                         if self.feeds.get(table_id) is running[table_id]:
                             self._stop_feed(table_id, taken_over=True)
 
+    def _carry_over(self, table: Table, feed: ReadingsFeed) -> None:
+        """With several servers, a detections feed goes on from what the server running it before had
+        settled (kept in the database after each post that changed it): a server that takes it over (the
+        owner died) starts from the same cards and game bindings, so a card lying on the mat then is seen
+        leaving it and none is seen arriving again. The same reader's feed only (its clock goes on)."""
+        if self.store is None or not self.store.shared:
+            return
+        try:
+            feed.resume_from = self.store.feed_state(table.id, feed.feed_id)
+        except Exception:   # the database is away: the feed starts afresh, as on one server
+            feed.resume_from = None
+
+        def keep(settled: ReadingsFeed) -> None:
+            state = settled.saved_pipeline()
+            if state is None:
+                return
+            try:
+                self.store.save_feed_state(table.id, self.lease_owner, settled.feed_id, table.revision, state)
+            except Exception:   # the database is away: the next change saves it again
+                pass
+
+        feed.on_settled = keep
+
     def _release_lease(self, table_id: str) -> None:
         if self.store is not None and self.store.shared:
             try:
@@ -226,7 +258,7 @@ class CameraHub:
             return self.books.setdefault(table.id, QuestionBook())
 
     # -- feeds ------------------------------------------------------------------------------------
-    def _start_feed(self, table: Table, source, description: str, kind: str = "phone",
+    def _start_feed(self, table: Table, source, description: Message | str, kind: str = "phone",
                     source_name: str | None = None) -> CameraFeed:
         """A feed of frames (``source``) for this table, in its own thread (under ``_feeds_lock``)."""
         feed = CameraFeed(table, source, on_frame=lambda image: self.publish(table.id, image),
@@ -322,7 +354,7 @@ class CameraHub:
             if feed is None or not feed.running or isinstance(feed, ReadingsFeed) or not isinstance(feed.source, PushSource):
                 self._hold_lease(table.id, "phone")
                 self._stop_feed(table.id, taken_over=True)
-                feed = self._start_feed(table, PushSource(max_frames=2), "a phone's camera", "phone")
+                feed = self._start_feed(table, PushSource(max_frames=2), Message("a phone's camera"), "phone")
         feed.source.push(image)
         return feed
 
@@ -349,6 +381,7 @@ class CameraHub:
                     raise ApiError(409, render(conflict))
                 self._hold_lease(table.id, "detections")
                 self._stop_feed(table.id, taken_over=True)
+                self._carry_over(table, fresh)
                 feed = self._adopt_feed(table.id, fresh, "detections")
         try:
             return feed.take(readings)
@@ -369,7 +402,8 @@ class CameraHub:
             except (SourceError, ValueError, OSError) as error:
                 raise ApiError(409, _("the server camera %(server_source)s cannot be opened: %(error)s",
                                       server_source=repr(self.server_source), error=error_text(error))) from None
-            return self._start_feed(table, source, f"server camera {self.server_source}", "camera", str(self.server_source))
+            return self._start_feed(table, source, Message("server camera %(source)s", source=str(self.server_source)), "camera",
+                                    str(self.server_source))
 
     def adopt(self, table: Table) -> None:
         """A new table gets the server camera when no other table is using it (the usual one-table evening)."""
@@ -394,7 +428,7 @@ class CameraHub:
         deck = self.decks.resolve(table.deck)[1]
         if feed is not None and feed.deck_use is not None and feed.deck_use.chosen == table.deck and deck.problem is None:
             deck = feed.deck_use   # the feed found more (its detector reads no learned deck)
-        return {"server_camera": self.server_source, "feed": feed.status() if feed else None, "deck": deck.to_json(),
+        return {"server_camera": self.server_source, "feed": feed_status(feed) if feed else None, "deck": deck.to_json(),
                 "questions": [q.to_json(asked.where(table.game, q.zone, view)) for q in listing],
                 "latest_frame": None if frame is None else {"seq": frame.seq, "at": frame.at, "width": frame.width, "height": frame.height}}
 
@@ -468,7 +502,7 @@ def post_frame(table_id: str):
     hub().admit(table)
     image = hub().decode(data)
     feed = hub().push(table, image)
-    return jsonify(width=int(image.shape[1]), height=int(image.shape[0]), camera=feed.status()), 202
+    return jsonify(width=int(image.shape[1]), height=int(image.shape[0]), camera=feed_status(feed)), 202
 
 
 def _reject_constant(name: str):

@@ -186,6 +186,9 @@ def init_app(app) -> None:
     babel = Babel()
     babel.init_app(app, default_locale=server_language_of(app), locale_selector=choose_language)
     babel.domain_instance = CatalogueDomain()
+    # {% trans %} blocks are looked up with their whitespace collapsed, as scripts/i18n.py extracts them
+    # (trimmed): a block written over two lines is otherwise shown in English.
+    app.jinja_env.policies["ext.i18n.trimmed"] = True
     app.register_blueprint(bp)
     app.context_processor(page_context)
 

@@ -1,16 +1,6 @@
 """``companion deck learn|list|show|remove``: teach the companion a player's own deck.
 
-    companion deck learn --name home spread.jpg                 # one photo of the whole deck, face up
-    companion deck learn --name home a.jpg b.jpg --parts        # the photos together show the deck once
-    companion deck learn --name home --set 17=6S spread.jpg     # name a card it was not sure of
-    companion deck learn --name scans cards/                    # a folder of 10c.jpg, QH.png, ..., back.png
-    companion detect --deck home photo.jpg
-
-Each photo shows every card of the deck face up once (dealt in rows or fanned so each corner index
-shows; jokers and a face-down card may be in it). Because each card is there once, the photos
-label themselves; cards it cannot place surely are listed by number, to name with ``--set``
-or to re-photograph. Profiles live in the data folder (``--data``, else ``$COMPANION_DATA``, else
-``companion serve``'s ``companion-data``) under ``decks/``.
+Its help text (the examples and notes ``--help`` shows) is :func:`description`, in the command line's language.
 """
 from __future__ import annotations
 
@@ -36,13 +26,31 @@ def load_named_deck(args):
     return load_deck(getattr(args, "deck", None), getattr(args, "data", None))
 
 
+def description() -> str:
+    """The help text in the command line's language (chosen before the parsers are built)."""
+    return _(
+        "`companion deck learn|list|show|remove`: teach the companion a player's own deck.\n"
+        '\n'
+        '    companion deck learn --name home spread.jpg                 # one photo of the whole deck, face up\n'
+        '    companion deck learn --name home a.jpg b.jpg --parts        # the photos together show the deck once\n'
+        '    companion deck learn --name home --set 17=6S spread.jpg     # name a card it was not sure of\n'
+        '    companion deck learn --name scans cards/                    # a folder of 10c.jpg, QH.png, ..., back.png\n'
+        '    companion detect --deck home photo.jpg\n'
+        '\n'
+        'Each photo shows every card of the deck face up once (dealt in rows or fanned so each corner index\n'
+        'shows; jokers and a face-down card may be in it). Because each card is there once, the photos\n'
+        'label themselves; cards it cannot place surely are listed by number, to name with `--set`\n'
+        'or to re-photograph. Profiles live in the data folder (`--data`, else `$COMPANION_DATA`, else\n'
+        "`companion serve`'s `companion-data`) under `decks/`.")
+
+
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("deck", help=_("learn and manage the players' own decks"), description=__doc__,
+    parser = subparsers.add_parser("deck", help=_("learn and manage the players' own decks"), description=description(),
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="deck_command", metavar="SUBCOMMAND")
     parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])
     learn = commands.add_parser("learn", help=_("learn a deck from photos of it (or a folder of card images)"),
-                                description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                description=description(), formatter_class=argparse.RawDescriptionHelpFormatter)
     learn.add_argument("photos", nargs="+", metavar="PHOTO", help=_("photos of the whole deck face up, or one folder of card images"))
     learn.add_argument("--name", required=True, help=_("the deck's name"))
     learn.add_argument("--data", metavar="DIR", help=_("data folder (default $COMPANION_DATA, else companion-data)"))

@@ -1,11 +1,6 @@
 """``companion demo render``: draw a synthetic table recording (frames + truth.json) from a seed.
 
-    companion demo render --game kingdoms --seed 1 --out rec/kingdoms-1
-    companion table run --game kingdoms --source rec/kingdoms-1 --check-truth
-
-The recording is a seeded game played on the printed mat with the project's own deck: a hand lays
-cards one by one, turns some face down, moves others; the camera is tilted, noisy and slightly
-blurred. ``truth.json`` holds the setup, the engine events the table implies and the final state.
+Its help text (the examples and notes ``--help`` shows) is :func:`description`, in the command line's language.
 """
 from __future__ import annotations
 
@@ -20,18 +15,31 @@ def _size(text: str) -> tuple[int, int]:
     try:
         width, height = (int(v) for v in text.lower().split("x"))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, e.g. 960x720, got {text!r}") from None
+        raise argparse.ArgumentTypeError(_("size must be WIDTHxHEIGHT, e.g. 960x720, got %(size)s", size=repr(text))) from None
     if not (160 <= width <= 4096 and 120 <= height <= 4096):
-        raise argparse.ArgumentTypeError("size must be between 160x120 and 4096x4096")
+        raise argparse.ArgumentTypeError(_("size must be between 160x120 and 4096x4096"))
     return width, height
 
 
+def description() -> str:
+    """The help text in the command line's language (chosen before the parsers are built)."""
+    return _(
+        '`companion demo render`: draw a synthetic table recording (frames + truth.json) from a seed.\n'
+        '\n'
+        '    companion demo render --game kingdoms --seed 1 --out rec/kingdoms-1\n'
+        '    companion table run --game kingdoms --source rec/kingdoms-1 --check-truth\n'
+        '\n'
+        "The recording is a seeded game played on the printed mat with the project's own deck: a hand lays\n"
+        'cards one by one, turns some face down, moves others; the camera is tilted, noisy and slightly\n'
+        'blurred. `truth.json` holds the setup, the engine events the table implies and the final state.')
+
+
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("demo", help=_("synthetic table recordings"), description=__doc__,
+    parser = subparsers.add_parser("demo", help=_("synthetic table recordings"), description=description(),
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="demo_command", metavar="SUBCOMMAND")
     parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])
-    render = commands.add_parser("render", help=_("render a recording and its truth.json"), description=__doc__,
+    render = commands.add_parser("render", help=_("render a recording and its truth.json"), description=description(),
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     render.add_argument("--game", required=True, choices=GAMES)
     render.add_argument("--seed", type=int, default=0)

@@ -6,16 +6,16 @@ import time
 from pathlib import Path
 
 from companion.cards import Card
-from companion.commands import error_text
+from companion.commands import CommandError, error_text
 from companion.commands._model_options import add_model_options
 from companion.commands.deck import add_deck_options, load_named_deck
-from companion.i18n import _, ngettext
+from companion.i18n import _, current, ngettext
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "detect", help=_("find and read the cards in images"),
-        description="Find and read the cards in one or more images (corner-index detector + classifier).")
+        description=_("Find and read the cards in one or more images (corner-index detector + classifier)."))
     parser.add_argument("images", nargs="+", metavar="IMAGE", help=_("image files (JPEG, PNG, …)"))
     parser.add_argument("--json", action="store_true",
                         help=_('one JSON object per image per line: {"image", "cards": [{"code", "confidence", "box"}], "ms"}'))
@@ -35,7 +35,7 @@ def run(args) -> int:
     from companion.vision.annotate import draw_cards
 
     if args.threads < 1:
-        raise ValueError(f"--threads must be at least 1, got {args.threads}")
+        raise CommandError(_("--threads must be at least 1, got %(n)s", n=args.threads))
     deck = load_named_deck(args)
     detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf, tile=args.tile,
                              precision=args.precision)
@@ -67,14 +67,15 @@ def run(args) -> int:
             for code, confidence, box in zip(cards.codes, cards.confidences, cards.boxes):
                 x1, y1, x2, y2 = (int(round(v)) for v in box)
                 print(_("  %(code)s %(pretty)s %(confidence)s  at (%(x1)s, %(y1)s)–(%(x2)s, %(y2)s)",
-                        code=format(code, '<5'), pretty=format(Card.parse(code).pretty,
-                                                               '<15'), confidence=format(confidence, '.2f'), x1=x1, y1=y1, x2=x2, y2=y2))
+                        code=format(code, '<5'), pretty=format(current().card_name(Card.parse(code).code), '<15'),
+                        confidence=format(confidence, '.2f'), x1=x1, y1=y1, x2=x2, y2=y2))
         if out_dir is not None:
             import cv2
 
             target = out_dir / (Path(path).stem + ".annotated.jpg")
             if not cv2.imwrite(str(target), draw_cards(frame, cards, reading.indices)):
-                raise OSError(f"could not write {target}")
+                raise CommandError(_("could not write %(path)s", path=target))
     if failures:
-        raise ValueError(f"{failures} of {len(args.images)} images could not be read")
+        raise CommandError(ngettext("%(failures)d of %(n)d image could not be read", "%(failures)d of %(n)d images could not be read",
+                                     len(args.images), failures=failures))
     return 0

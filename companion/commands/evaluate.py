@@ -8,14 +8,15 @@ from pathlib import Path
 
 from companion.commands._model_options import add_model_options
 from companion.commands.deck import add_deck_options, load_named_deck
-from companion.i18n import _
+from companion.commands import CommandError
+from companion.i18n import _, current
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "evaluate", help=_("score the card recogniser on a folder of labelled photos"),
-        description="Score the recogniser card by card (precision, recall, F1, confusions) on a folder in the "
-                    "YOLO layout: images/, labels/, data.yaml. Rules: see companion/vision/evaluation.py.")
+        description=_("Score the recogniser card by card (precision, recall, F1, confusions) on a folder in the "
+                      "YOLO layout: images/, labels/, data.yaml. Rules: see companion/vision/evaluation.py."))
     parser.add_argument("folder", metavar="DIR", help=_("labelled folder (e.g. ../shared/datasets/cardcounterml)"))
     parser.add_argument("--split", choices=("holdout", "all"), default="holdout",
                         help=_("holdout: only the photos never used in training (vision_models/real_split.py); all: every photo"))
@@ -79,11 +80,11 @@ def run(args) -> int:
     from companion.vision.evaluation import evaluate_folder, markdown_report
 
     if args.jobs < 1:
-        raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
+        raise CommandError(_("--jobs must be at least 1, got %(n)s", n=args.jobs))
     if args.limit is not None and args.limit < 1:
-        raise ValueError(f"--limit must be at least 1, got {args.limit}")
+        raise CommandError(_("--limit must be at least 1, got %(n)s", n=args.limit))
     if not Path(args.folder).is_dir():
-        raise ValueError(f"{args.folder}: no such folder")
+        raise CommandError(_("%(folder)s: no such folder", folder=args.folder))
     deck = load_named_deck(args)
     detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf, tile=args.tile,
                              precision=args.precision)
@@ -112,7 +113,8 @@ def run(args) -> int:
         print(_("  %(tp)s right, %(confused)s read as another card, %(misses)s missed, %(false_positives)s false",
                 tp=overall['tp'], confused=summary['confused'], misses=summary['misses'], false_positives=summary['false_positives']))
         if summary["confusions"]:
-            print("  top confusions: " + ", ".join(f"{c['truth']}→{c['predicted']} ×{c['count']}" for c in summary["confusions"][:8]))
+            print(_("  top confusions: %(confusions)s", confusions=current().words(
+                f"{c['truth']}→{c['predicted']} ×{c['count']}" for c in summary["confusions"][:8])))
         if args.out:
             print(_('  report written to %(out)s', out=args.out))
     return 0

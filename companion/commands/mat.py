@@ -1,14 +1,6 @@
 """``companion mat``: print a game mat at true scale (PDF), drawn from its layout file.
 
-    companion mat --game dungeon --players 4 --paper A4-tiled --out dungeon-4p.pdf
-    companion mat --layout my-table.json --paper A3 --out mine.pdf
-    companion --language zh-Hans mat --game chosen --players 3 --out chosen-3p.pdf
-
-The mat's words follow the command line's language (``--language``, else the shell's): a Chinese mat
-labels its zones with the seeds' terms (休息区, 仓库, 战场, 放逐区…).
-
-Check the 100 mm ruler after printing: the camera's zones are in true millimetres. A mat larger
-than the paper is tiled across several sheets with an overlap strip and alignment crosses.
+Its help text (the examples and notes ``--help`` shows) is :func:`description`, in the command line's language.
 """
 from __future__ import annotations
 
@@ -19,10 +11,26 @@ from companion.i18n import _, current, ngettext
 from companion.games import GAMES
 
 
+def description() -> str:
+    """The help text in the command line's language (chosen before the parsers are built)."""
+    return _(
+        '`companion mat`: print a game mat at true scale (PDF), drawn from its layout file.\n'
+        '\n'
+        '    companion mat --game dungeon --players 4 --paper A4-tiled --out dungeon-4p.pdf\n'
+        '    companion mat --layout my-table.json --paper A3 --out mine.pdf\n'
+        '    companion --language zh-Hans mat --game chosen --players 3 --out chosen-3p.pdf\n'
+        '\n'
+        "The mat's words follow the command line's language (`--language`, else the shell's): a Chinese mat\n"
+        "labels its zones with the seeds' terms (休息区, 仓库, 战场, 放逐区…).\n"
+        '\n'
+        "Check the 100 mm ruler after printing: the camera's zones are in true millimetres. A mat larger\n"
+        'than the paper is tiled across several sheets with an overlap strip and alignment crosses.')
+
+
 def register(subparsers) -> None:
     from calibration.mats import PAPERS
 
-    parser = subparsers.add_parser("mat", help=_("print a game mat (PDF, true scale)"), description=__doc__,
+    parser = subparsers.add_parser("mat", help=_("print a game mat (PDF, true scale)"), description=description(),
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", choices=GAMES, default=None)
     parser.add_argument("--players", type=int, default=None, help=_("2, 3 or 4 (Guilds and Dungeon, The Chosen)"))

@@ -51,8 +51,8 @@ def run_simulate(args) -> int:
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "simulate", help=_("play many games with bots through the real rules and report win rates and lengths"),
-        description="Self-play GAMES games of GAME with bot strategies and print an aggregate report. "
-                    "The same --seed gives the same report whatever --processes is.")
+        description=_("Self-play GAMES games of GAME with bot strategies and print an aggregate report. "
+                      "The same --seed gives the same report whatever --processes is."))
     parser.add_argument("game", choices=SIMULATED_GAMES)
     parser.add_argument("--games", type=int, default=100, help=_("number of games (default 100)"))
     parser.add_argument("--seed", type=int, default=0, help=_("run seed; each game's seed derives from it (default 0)"))

@@ -1,20 +1,6 @@
 """``companion table run``: run the table pipeline on a camera, video or image folder; print the game.
 
-    companion table run --game kingdoms --source demo/kingdoms            # a shipped recording
-    companion table run --game chosen --source 0 --players Ann,Bob        # a webcam
-    companion table run --game dungeon --source rec/ --json --check-truth # compare with truth.json
-    companion table run --source 0 --post-to http://192.168.1.20:8000 --table K7M2QX --pin 123456
-                                                                          # a table computer: read here, referee there
-    companion table run --game none --source clip.mp4 --live              # no game: the settled cards and their changes
-
-``--game none`` needs no engine and no mat: it prints the cards the table settled, when, and every
-change after (moved, turned, removed), so any real clip can be checked; a still table settles its
-cards once and changes nothing after.
-
-A rendered recording's folder carries ``truth.json``: its setup (players, guild choices) is used
-unless ``--players``/``--setup`` say otherwise, and ``--check-truth`` compares the final state.
-``--detector truth`` replays the recording's own ``cards.jsonl.gz`` instead of the neural detector:
-it tests the tracking and the bindings only, never the eyes.
+Its help text (the examples and notes ``--help`` shows) is :func:`description`, in the command line's language.
 """
 from __future__ import annotations
 
@@ -30,13 +16,35 @@ from companion.games import GAMES
 NO_GAME = "none"   # table run without a game: the settled cards and their changes (bindings/none.py)
 
 
+def description() -> str:
+    """The help text in the command line's language (chosen before the parsers are built)."""
+    return _(
+        '`companion table run`: run the table pipeline on a camera, video or image folder; print the game.\n'
+        '\n'
+        '    companion table run --game kingdoms --source demo/kingdoms            # a shipped recording\n'
+        '    companion table run --game chosen --source 0 --players Ann,Bob        # a webcam\n'
+        '    companion table run --game dungeon --source rec/ --json --check-truth # compare with truth.json\n'
+        '    companion table run --source 0 --post-to http://192.168.1.20:8000 --table K7M2QX --pin 123456\n'
+        '                                                                          # a table computer: read here, referee there\n'
+        '    companion table run --game none --source clip.mp4 --live              # no game: the settled cards and their changes\n'
+        '\n'
+        '`--game none` needs no engine and no mat: it prints the cards the table settled, when, and every\n'
+        'change after (moved, turned, removed), so any real clip can be checked; a still table settles its\n'
+        'cards once and changes nothing after.\n'
+        '\n'
+        "A rendered recording's folder carries `truth.json`: its setup (players, guild choices) is used\n"
+        'unless `--players`/`--setup` say otherwise, and `--check-truth` compares the final state.\n'
+        "`--detector truth` replays the recording's own `cards.jsonl.gz` instead of the neural detector:\n"
+        'it tests the tracking and the bindings only, never the eyes.')
+
+
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("table", help=_("the camera table pipeline"), description=__doc__,
+    parser = subparsers.add_parser("table", help=_("the camera table pipeline"), description=description(),
                                    formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="table_command", metavar="SUBCOMMAND")
     parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])
     run = commands.add_parser("run", help=_("run the pipeline on a source and print the final game state"),
-                              description=__doc__, formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+                              description=description(), formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
     run.add_argument("--game", choices=GAMES + (NO_GAME,),
                      help=_("the game (required, except with --post-to: the server's table has one); "
                             "none: no game, the settled cards and their changes only"))
@@ -54,7 +62,7 @@ def register(subparsers) -> None:
     run.add_argument("--tile", default="auto", metavar="auto|off|PX",
                      help=_("neural detector: look closer in overlapping windows when the cards are small in the frame "
                           "(auto: sized from what the first pass found; PX: window side in pixels; default auto)"))
-    add_deck_options(run, "neural detector: read with a deck learned by `companion deck learn`")
+    add_deck_options(run, _("neural detector: read with a deck learned by `companion deck learn`"))
     run.add_argument("--fps", type=float, default=None, help=_("frame rate of an image folder (default: truth.json's, else 10)"))
     run.add_argument("--live", action="store_true",
                      help=_("play a recording at its own frame rate as a camera would: frames the pipeline cannot keep up "
@@ -79,8 +87,8 @@ def register(subparsers) -> None:
     remote.add_argument("--insecure", action="store_true", help=_("with --post-to https://…: accept the server's self-signed certificate"))
     run.set_defaults(handler=run_command)
     lens = commands.add_parser("calibrate-lens", help=_("lens calibration from views of the ChArUco board (companion mat --charuco)"),
-                               description="Film the printed ChArUco board from several angles (a video, a folder of photos "
-                                           "or a camera); the camera matrix and distortion are saved as JSON for --lens.")
+                               description=_("Film the printed ChArUco board from several angles (a video, a folder of photos "
+                                             "or a camera); the camera matrix and distortion are saved as JSON for --lens."))
     lens.add_argument("--source", required=True, help=_("video file, image folder or camera index"))
     lens.add_argument("--out", required=True, help=_("the JSON file to write"))
     lens.add_argument("--camera", default="", help=_("a name for this camera, stored in the file"))
@@ -225,7 +233,7 @@ def run_command(args) -> int:
             try:
                 live = LiveSource(source, SimulatedClock(frame_cost) if frame_cost is not None else WallClock())
             except SourceError as error:
-                raise CommandError(str(error)) from None
+                raise CommandError(error.message) from None
             if hasattr(detector, "following"):   # --detector truth: the card list of the frame delivered
                 detector.following(live)
             summary = run_live(pipeline, live, on_frame=show, flush_seconds=flush, max_frames=args.max_frames)
@@ -292,7 +300,7 @@ def post_command(args) -> int:
     try:
         source = open_source(args.source, args.fps)
     except SourceError as error:
-        raise CommandError(str(error)) from None
+        raise CommandError(error.message) from None
     camera = isinstance(source, CameraSource)
     truth = _truth_near(args.source) if args.check_truth else None
     if args.check_truth and not truth:
@@ -306,7 +314,7 @@ def post_command(args) -> int:
     frames = iter(source)
     if args.max_frames:
         frames = (item for _, item in zip(range(args.max_frames), frames))
-    print(_("reading %(source)s here, posting to table %(table)s on %(server)s", source=source.description, table=server.table_id,
+    print(_("reading %(source)s here, posting to table %(table)s on %(server)s", source=current().render(source.description), table=server.table_id,
             server=server.base_url), file=sys.stderr)
     try:
         # a recording plays at its own pace and its last frame is held, as `table run` holds it

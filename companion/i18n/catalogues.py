@@ -35,6 +35,7 @@ KEYWORDS = {
 METHOD_MAP = [
     ("**/locale/**", "ignore"),
     ("**/__pycache__/**", "ignore"),
+    ("**/static/vendor/**", "ignore"),   # onnxruntime-web, vendored by scripts/setup.sh: not our strings
     ("**.py", "python"),
     ("**/templates/**.html", "jinja2.ext:babel_extract"),
     ("**/static/**.js", "javascript"),

@@ -24,7 +24,12 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
+from companion.messages import Message
 from companion.table.sources import FrameSource, SourceError
+
+# What a recording with no description of its own is called (in an error, and once it plays live).
+UNNAMED_SOURCE = Message("this source")
+UNNAMED_RECORDING = Message("a recording")
 
 
 class WallClock:
@@ -114,7 +119,7 @@ class LiveSource(FrameSource):
     def __init__(self, recording: FrameSource, clock=None, fps: float | None = None) -> None:
         rate = fps or getattr(recording, "fps", None)
         if not rate or rate <= 0:
-            raise SourceError(f"{getattr(recording, 'description', 'this source')} has no frame rate to play it live at")
+            raise SourceError(Message("%(source)s has no frame rate to play it live at", source=getattr(recording, "description", UNNAMED_SOURCE)))
         self.recording = recording
         self.clock = clock or WallClock()
         self.fps = float(rate)
@@ -123,7 +128,7 @@ class LiveSource(FrameSource):
         self.index = -1   # the recording's index of the frame delivered last
         self.lag = 0.0    # seconds between filming the frame delivered last and its delivery
         self.result = None  # what the consumer made of it, for a clock's cost model (run_live sets it)
-        self.description = f"{getattr(recording, 'description', 'a recording')}, live"
+        self.description = Message("%(source)s, live", source=getattr(recording, "description", UNNAMED_RECORDING))
 
     def __iter__(self) -> Iterator[tuple[float, np.ndarray]]:
         frames = iter(self.recording)

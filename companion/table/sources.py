@@ -14,7 +14,7 @@ from typing import Iterator
 
 import cv2
 import numpy as np
-from companion.messages import MessageError
+from companion.messages import Message, MessageError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".m4v", ".webm", ".mjpg", ".mjpeg")
@@ -27,7 +27,7 @@ class SourceError(MessageError, ValueError):
 class FrameSource:
     """Base class: iterate to get ``(timestamp_seconds, frame_bgr)``; ``close()`` releases the device."""
 
-    description = "frames"
+    description: Message | str = Message("frames")
 
     def __iter__(self) -> Iterator[tuple[float, np.ndarray]]:
         raise NotImplementedError
@@ -48,20 +48,20 @@ class ImageFolderSource(FrameSource):
     def __init__(self, folder: "str | pathlib.Path", fps: float = 10.0) -> None:
         self.folder = pathlib.Path(folder)
         if not self.folder.is_dir():
-            raise SourceError(f"no such folder of images: {self.folder}")
+            raise SourceError(Message("no such folder of images: %(folder)s", folder=str(self.folder)))
         if fps <= 0:
-            raise SourceError(f"frame rate must be positive, got {fps}")
+            raise SourceError(Message("frame rate must be positive, got %(fps)s", fps=fps))
         self.fps = float(fps)
         self.paths = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not self.paths:
-            raise SourceError(f"{self.folder} holds no images ({', '.join(IMAGE_SUFFIXES)})")
-        self.description = f"{len(self.paths)} images in {self.folder}"
+            raise SourceError(Message("%(folder)s holds no images (%(suffixes)s)", folder=str(self.folder), suffixes=", ".join(IMAGE_SUFFIXES)))
+        self.description = Message("%(n)s images in %(folder)s", n=len(self.paths), folder=str(self.folder))
 
     def __iter__(self):
         for index, path in enumerate(self.paths):
             frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if frame is None:
-                raise SourceError(f"cannot read image {path}")
+                raise SourceError(Message("cannot read image %(path)s", path=str(path)))
             yield index / self.fps, frame
 
 
@@ -71,14 +71,14 @@ class VideoFileSource(FrameSource):
     def __init__(self, path: "str | pathlib.Path", fps: float | None = None) -> None:
         self.path = pathlib.Path(path)
         if not self.path.is_file():
-            raise SourceError(f"no such video file: {self.path}")
+            raise SourceError(Message("no such video file: %(path)s", path=str(self.path)))
         capture = cv2.VideoCapture(str(self.path))
         if not capture.isOpened():
-            raise SourceError(f"cannot open {self.path} as a video")
+            raise SourceError(Message("cannot open %(path)s as a video", path=str(self.path)))
         native = capture.get(cv2.CAP_PROP_FPS)
         capture.release()
         self.fps = float(fps or (native if native and 0 < native < 1000 else 10.0))
-        self.description = f"video {self.path} at {self.fps:g} fps"
+        self.description = Message("video %(path)s at %(fps)s fps", path=str(self.path), fps=f"{self.fps:g}")
 
     def __iter__(self):
         capture = cv2.VideoCapture(str(self.path))
@@ -91,7 +91,7 @@ class VideoFileSource(FrameSource):
                 yield index / self.fps, frame
                 index += 1
             if index == 0:
-                raise SourceError(f"{self.path} holds no readable frames")
+                raise SourceError(Message("%(path)s holds no readable frames", path=str(self.path)))
         finally:
             capture.release()
 
@@ -105,14 +105,14 @@ class CameraSource(FrameSource):
         self.capture = cv2.VideoCapture(device)
         if not self.capture.isOpened():
             self.capture.release()
-            raise SourceError(f"cannot open camera {device!r}: is it connected and free?")
+            raise SourceError(Message("cannot open camera %(device)s: is it connected and free?", device=repr(device)))
         if width:
             self.capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
         if height:
             self.capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
         self.max_failures = max_failures
         self._closed = False
-        self.description = f"camera {device!r}"
+        self.description = Message("camera %(device)s", device=repr(device))
 
     def __iter__(self):
         start = time.monotonic()
@@ -122,7 +122,7 @@ class CameraSource(FrameSource):
             if not ok:
                 failures += 1
                 if failures >= self.max_failures:
-                    raise SourceError(f"camera {self.device!r} stopped delivering frames")
+                    raise SourceError(Message("camera %(device)s stopped delivering frames", device=repr(self.device)))
                 time.sleep(0.02)
                 continue
             failures = 0
@@ -142,23 +142,24 @@ class PushSource(FrameSource):
 
     def __init__(self, max_frames: int = 4, clock=time.monotonic) -> None:
         if max_frames < 1:
-            raise SourceError("the push queue must hold at least one frame")
+            raise SourceError(Message("the push queue must hold at least one frame"))
         self._frames: collections.deque = collections.deque(maxlen=max_frames)
         self._condition = threading.Condition()
         self._closed = False
         self._clock = clock
         self._start: float | None = None
         self.dropped = 0
-        self.description = "frames pushed from a phone"
+        self.description = Message("frames pushed from a phone")
 
     def push(self, frame: np.ndarray, timestamp: float | None = None) -> None:
         """Adds one BGR frame; ``timestamp`` defaults to the time of the push."""
         frame = np.asarray(frame)
         if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8 or frame.size == 0:
-            raise SourceError(f"a frame must be an H×W×3 uint8 BGR image, got shape {frame.shape} {frame.dtype}")
+            raise SourceError(Message("a frame must be an H×W×3 uint8 BGR image, got shape %(shape)s %(dtype)s",
+                                      shape=str(frame.shape), dtype=str(frame.dtype)))
         with self._condition:
             if self._closed:
-                raise SourceError("the push source is closed")
+                raise SourceError(Message("the push source is closed"))
             now = self._clock()
             if self._start is None:
                 self._start = now
@@ -172,7 +173,7 @@ class PushSource(FrameSource):
         """Adds one JPEG/PNG-encoded image as posted by a browser."""
         frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
         if frame is None:
-            raise SourceError("the posted data is not a readable image (JPEG or PNG expected)")
+            raise SourceError(Message("the posted data is not a readable image (JPEG or PNG expected)"))
         self.push(frame, timestamp)
 
     def get(self, timeout: float | None = None) -> "tuple[float, np.ndarray] | None":
@@ -205,7 +206,7 @@ def open_source(spec: "str | int", fps: float | None = None) -> FrameSource:
         return CameraSource(int(spec))
     text = str(spec).strip()
     if not text:
-        raise SourceError("empty source: give a camera index, a video file or a folder of images")
+        raise SourceError(Message("empty source: give a camera index, a video file or a folder of images"))
     if "://" in text:
         return CameraSource(text)
     path = pathlib.Path(text).expanduser()
@@ -221,9 +222,9 @@ def open_source(spec: "str | int", fps: float | None = None) -> FrameSource:
         return ImageFolderSource(path, fps or _recorded_fps(path))
     if path.is_file():
         if path.suffix.lower() in IMAGE_SUFFIXES:
-            raise SourceError(f"{path} is a single image: give the folder that holds the frames")
+            raise SourceError(Message("%(path)s is a single image: give the folder that holds the frames", path=str(path)))
         return VideoFileSource(path, fps)
-    raise SourceError(f"no such camera, video file or folder: {text}")
+    raise SourceError(Message("no such camera, video file or folder: %(source)s", source=text))
 
 
 def _recorded_fps(folder: pathlib.Path) -> float:

@@ -20,13 +20,14 @@
     const suitLabel = (s) => s.every((x) => x === "H" || x === "D") ? _("%(suits)s red", { suits: symbols(s) })
       : s.every((x) => x === "S" || x === "C") ? _("%(suits)s black", { suits: symbols(s) }) : symbols(s);
     const field = (tag, attrs) => h(tag, attrs);
-    div.append(
+    // (a field this game does not have is null: left out, not written as the text "null")
+    div.append(...[
       field("input.pname", { placeholder: _("name"), required: true, maxlength: 24, "aria-label": _("player %(n)s name", { n }) }),
       field("input.pcolour", { type: "color", "aria-label": _("player %(n)s colour", { n }) }),
       game === "chosen" ? field("input.pteam", { placeholder: _("team (optional)"), title: _("players with the same team win together"), maxlength: 24, "aria-label": _("player %(n)s team (optional)", { n }) }) : null,
       suits ? h("select.psuits", { title: _("castle suits"), "aria-label": _("player %(n)s castle suits", { n }) },
         suits.map((s) => h("option." + (s.every((x) => x === "H" || x === "D") ? "red" : "black"), { value: s.join("") }, suitLabel(s)))) : null,
-      h("button.secondary.small.remove", { type: "button", title: _("remove"), "aria-label": _("remove player %(n)s", { n }) }, "✕"));
+      h("button.secondary.small.remove", { type: "button", title: _("remove"), "aria-label": _("remove player %(n)s", { n }) }, "✕")].filter(Boolean));
     div.querySelector(".pname").value = ["Ann", "Bo", "Cy", "Di", "Ed", "Fay", "Gus", "Hal"][index] || "";
     div.querySelector(".pcolour").value = COLOURS[index % COLOURS.length];
     if (suits && defaultSuits) div.querySelector(".psuits").value = defaultSuits;

@@ -43,6 +43,8 @@
 
   /** What a piece is called on the board: the names the rules use. */
   const ORIENTATIONS = { wide: N_("6 wide × 5 tall grid"), tall: N_("5 wide × 6 tall grid") };
+  // The rule sets by what a player calls them (the option's value, "poker" or "knizia", is the code).
+  const RULE_SETS = { poker: N_("the seed's poker-card rules"), knizia: N_("the boxed game's rules (Knizia)") };
   const PIECES = { dragon: N_("dragon"), gold_mine: N_("gold mine"), mountain: N_("mountain"), wizard: N_("wizard") };
   function pieceName(tile) {
     const piece = tile.piece || {};
@@ -270,7 +272,7 @@
         others.length ? turnSelect : null) : null;
       return h("div",
         h("section.card-panel", banner, h("p.hint", [board.orientation ? _(ORIENTATIONS[board.orientation] || board.orientation) : null,
-          _("rules: %(rules)s", { rules: state.options && state.options.rules }),
+          _("rules: %(rules)s", { rules: state.options && _(RULE_SETS[state.options.rules] || state.options.rules) }),
           board.territory_left !== undefined ? _("territory cards left: %(n)s", { n: board.territory_left }) : null].filter(Boolean).join(" · ")), refereeActions),
         betweenRounds ? scoredGrid(state, ctx) : null,
         state.finished ? null : !board.cells.length && !ctx.isReferee() ? h("p.card-panel.hint", _("Round %(n)s: no card on the table yet.", { n: state.round })) : renderGrid(state, ctx, board), detail(state, ctx), betweenRounds ? null : warnings,

@@ -1,0 +1,90 @@
+"""web_ui/static/reader_core.js's pixels are OpenCV's: its letterbox resize (cv2.resize INTER_LINEAR) is
+identical to cv2's, its classifier crops (cv2.warpAffine) identical but for a rare value one off, on real
+photos and demo frames (run in Node, the JavaScript engine without a browser; the phone's reader runs the
+same file in its worker)."""
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+import subprocess
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.detector import classifier_crop, tile_starts
+from companion.vision.letterbox import Letterbox
+from conftest import REAL_DATASET
+
+CORE = pathlib.Path(__file__).resolve().parents[1] / "web_ui" / "static" / "reader_core.js"
+SCRIPT = """
+const core = require(process.argv[2]);
+const fs = require("fs");
+const job = JSON.parse(fs.readFileSync(process.argv[3]));
+const image = { width: job.width, height: job.height, data: new Uint8Array(fs.readFileSync(job.pixels)) };
+const out = {};
+out.resized = job.sizes.map(([w, h]) => Buffer.from(core.resizeLinear(image, w, h).data).toString("base64"));
+out.crops = job.boxes.map((b) => Buffer.from(core.classifierCrop(image, b, 64, 0.1).data).toString("base64"));
+out.letterbox = core.fitLetterbox(job.height, job.width, 416);
+out.tiles = job.tiles.map(([length, size]) => core.tileStarts(length, size));
+out.rounds = [0.5, 1.5, 2.5, -0.5, 2.675].map(core.pyRound);
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def node() -> str:
+    found = shutil.which("node")
+    assert found, "Node (npm's, which scripts/setup.sh --dev installs) runs the reader's JavaScript here"
+    return found
+
+
+def frames() -> list[np.ndarray]:
+    from companion.table.demos import demo_dir
+
+    found = [cv2.imread(str(path)) for path in sorted((REAL_DATASET / "images").glob("*.jpg"))[:3]]
+    capture = cv2.VideoCapture(str(demo_dir("dungeon") / "recording.mp4"))
+    found.append(capture.read()[1])
+    capture.release()
+    return found
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_the_javascript_reader_sees_the_pixels_the_python_one_does(tmp_path, index):
+    frame = frames()[index]
+    height, width = frame.shape[:2]
+    rng = np.random.default_rng(index)
+    boxes = []
+    for _ in range(30):
+        x1, y1 = rng.uniform(-10, width - 20), rng.uniform(-10, height - 20)
+        w, h = rng.uniform(4, 150), rng.uniform(4, 150)
+        boxes.append([float(np.float32(v)) for v in (x1, y1, x1 + w, y1 + h)])
+    letterbox = Letterbox.fit((height, width), 416)
+    sizes = [(letterbox.resized_shape[1], letterbox.resized_shape[0]), (416, 312), (301, 227), (205, 160), (700, 530)]
+    tiles = [(720, 416), (960, 520), (1280, 433), (400, 416)]
+    (tmp_path / "frame.rgb").write_bytes(np.ascontiguousarray(frame[:, :, ::-1]).tobytes())
+    (tmp_path / "job.json").write_text(json.dumps({"width": width, "height": height, "pixels": str(tmp_path / "frame.rgb"),
+                                                   "sizes": sizes, "boxes": boxes, "tiles": tiles}))
+    (tmp_path / "run.js").write_text(SCRIPT)
+    result = subprocess.run([node(), str(tmp_path / "run.js"), str(CORE), str(tmp_path / "job.json")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    import base64
+
+    for (w, h), data in zip(sizes, out["resized"]):
+        expected = cv2.resize(frame, (w, h), interpolation=cv2.INTER_LINEAR)[:, :, ::-1]
+        got = np.frombuffer(base64.b64decode(data), np.uint8).reshape(expected.shape)
+        assert np.array_equal(got, expected), f"resize to {w}x{h}: {np.count_nonzero(got != expected)} values differ"
+    off_values = 0
+    for box, data in zip(boxes, out["crops"]):
+        expected = classifier_crop(frame, np.array(box, np.float32), 64, 0.1)[:, :, ::-1].astype(int)
+        got = np.frombuffer(base64.b64decode(data), np.uint8).reshape(expected.shape).astype(int)
+        assert np.abs(got - expected).max() <= 1, box
+        off_values += int(np.count_nonzero(got != expected))
+    assert off_values <= 0.001 * len(boxes) * 64 * 64 * 3, f"{off_values} crop values one off"
+    fitted = out["letterbox"]
+    assert (fitted["resizedHeight"], fitted["resizedWidth"], fitted["top"], fitted["left"]) == \
+        (*letterbox.resized_shape, letterbox.top, letterbox.left)
+    assert out["tiles"] == [tile_starts(length, size) for length, size in tiles]
+    assert out["rounds"] == [round(v) for v in (0.5, 1.5, 2.5, -0.5, 2.675)]

@@ -1,0 +1,386 @@
+/* The phone's own reader, without the runtime: what companion.vision.Detector.read does around its two
+   networks, step for step, so a browser reads a frame into the readings the server would (issue 23).
+
+   Mirrors, each named where it is:
+     letterbox            companion/vision/letterbox.py (Letterbox.fit / apply, to_model_input)
+     decodeYolo, nms      companion/vision/decode.py
+     detectBoxes ...      companion/vision/detector.py (detect_boxes, _closer_look, window_size,
+                          tile_starts, _window_boxes, classifier_crop, plausible_turns, best_rotation, read)
+   Pixels are resampled as OpenCV does for 8-bit images (cv2.resize INTER_LINEAR's fixed point: 11-bit
+   weights; cv2.warpAffine's 1/32-pixel grid and 15-bit weights, edges repeated), because the networks
+   see those pixels on the server; numbers the Python reader keeps in float32 are rounded to float32
+   here (Math.fround) at the same steps. Every constant (sizes, thresholds, the closer look's) comes from
+   GET /api/models ("contract"), none is copied here.
+
+   An image is {width, height, data}: data RGB, 3 bytes a pixel, row after row (the Python reader's BGR
+   frame, channels reversed). Works in a worker (self.ReaderCore) and in Node (module.exports). */
+"use strict";
+(function (root) {
+  const f32 = Math.fround;
+
+  /** Python's round(): halves to even (Letterbox.fit, tile_starts and window_size round this way). */
+  function pyRound(value) {
+    const floor = Math.floor(value), diff = value - floor;
+    if (diff > 0.5) return floor + 1;
+    if (diff < 0.5) return floor;
+    return floor % 2 === 0 ? floor : floor + 1;
+  }
+
+  function median(values) {
+    const sorted = Float64Array.from(values).sort();
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  }
+
+  /** An RGBA ImageData (canvas, video frame) as the reader's RGB image. */
+  function fromRGBA(width, height, rgba) {
+    const data = new Uint8Array(width * height * 3);
+    for (let i = 0, j = 0; i < data.length; i += 3, j += 4) { data[i] = rgba[j]; data[i + 1] = rgba[j + 1]; data[i + 2] = rgba[j + 2]; }
+    return { width, height, data };
+  }
+
+  function crop(image, left, top, width, height) {
+    width = Math.min(width, image.width - left); height = Math.min(height, image.height - top);   // numpy slicing
+    const data = new Uint8Array(width * height * 3);
+    for (let y = 0; y < height; y++) {
+      const from = ((top + y) * image.width + left) * 3;
+      data.set(image.data.subarray(from, from + width * 3), y * width * 3);
+    }
+    return { width, height, data };
+  }
+
+  // -- cv2.resize, INTER_LINEAR, 8-bit (imgproc/resize.cpp): 11-bit fixed-point weights; the horizontal pass
+  //    sums exactly, the vertical one rounds as its SIMD loop does (each row >> 4, a 16-bit high multiply,
+  //    + 2 >> 2), a row's last few values too (measured: cv2 5.0 gives them the SIMD loop's rounding).
+  const RESIZE_COEF_SCALE = 2048;
+
+  function linearTaps(srcSize, dstSize) {
+    const scale = 1 / (dstSize / srcSize);
+    const offsets = new Int32Array(dstSize), weights = new Int16Array(dstSize * 2);
+    for (let d = 0; d < dstSize; d++) {
+      let fx = f32((d + 0.5) * scale - 0.5);
+      let sx = Math.floor(fx);
+      fx = f32(fx - sx);
+      if (sx < 0) { fx = 0; sx = 0; }
+      if (sx >= srcSize - 1) { fx = 0; sx = srcSize - 1; }
+      offsets[d] = sx;
+      weights[2 * d] = pyRound(f32(1 - fx) * RESIZE_COEF_SCALE);
+      weights[2 * d + 1] = pyRound(fx * RESIZE_COEF_SCALE);
+    }
+    return { offsets, weights };
+  }
+
+  function resizeLinear(image, width, height) {
+    const xs = linearTaps(image.width, width), ys = linearTaps(image.height, height);
+    const src = image.data, sw = image.width, out = new Uint8Array(width * height * 3), n = width * 3;
+    const row0 = new Int32Array(n), row1 = new Int32Array(n);
+    const horizontal = (sy, row) => {
+      const base = sy * sw * 3;
+      for (let d = 0; d < width; d++) {
+        const sx = xs.offsets[d], a0 = xs.weights[2 * d], a1 = xs.weights[2 * d + 1];
+        const p = base + sx * 3, q = sx + 1 < sw ? p + 3 : p;
+        for (let c = 0; c < 3; c++) row[d * 3 + c] = src[p + c] * a0 + src[q + c] * a1;
+      }
+    };
+    for (let y = 0; y < height; y++) {
+      const sy = ys.offsets[y], b0 = ys.weights[2 * y], b1 = ys.weights[2 * y + 1];
+      horizontal(sy, row0);
+      horizontal(Math.min(sy + 1, image.height - 1), row1);
+      const o = y * n;
+      for (let i = 0; i < n; i++) {
+        const v = ((((row0[i] >> 4) * b0) >> 16) + (((row1[i] >> 4) * b1) >> 16) + 2) >> 2;
+        out[o + i] = v < 0 ? 0 : v > 255 ? 255 : v;
+      }
+    }
+    return { width, height, data: out };
+  }
+
+  // -- letterbox.py ---------------------------------------------------------------------------------
+  function fitLetterbox(height, width, target) {
+    const gain = Math.min(target / height, target / width);
+    const newWidth = Math.max(pyRound(width * gain), 1), newHeight = Math.max(pyRound(height * gain), 1);
+    const padW = (target - newWidth) / 2, padH = (target - newHeight) / 2;
+    return { sourceHeight: height, sourceWidth: width, target, resizedHeight: newHeight, resizedWidth: newWidth,
+      top: pyRound(padH - 0.1), left: pyRound(padW - 0.1),
+      gainX: f32(newWidth / width), gainY: f32(newHeight / height) };
+  }
+
+  /** The letterboxed image as the network's 1×3×T×T float32 input (RGB / 255, pad value around). */
+  function letterboxTensor(image, box, padValue) {
+    const resized = image.width === box.resizedWidth && image.height === box.resizedHeight ? image
+      : resizeLinear(image, box.resizedWidth, box.resizedHeight);
+    const size = box.target, plane = size * size, tensor = new Float32Array(3 * plane);
+    tensor.fill(f32(padValue / 255));
+    const src = resized.data;
+    for (let y = 0; y < resized.height; y++) {
+      let p = y * resized.width * 3, o = (y + box.top) * size + box.left;
+      for (let x = 0; x < resized.width; x++, p += 3, o++) {
+        tensor[o] = src[p] / 255; tensor[plane + o] = src[p + 1] / 255; tensor[2 * plane + o] = src[p + 2] / 255;
+      }
+    }
+    return tensor;
+  }
+
+  function boxesToSource(boxes, box) {
+    const out = new Float32Array(boxes.length);
+    for (let i = 0; i < boxes.length; i += 4) {
+      for (const k of [0, 2]) out[i + k] = Math.min(Math.max(f32(f32(boxes[i + k] - box.left) / box.gainX), 0), box.sourceWidth);
+      for (const k of [1, 3]) out[i + k] = Math.min(Math.max(f32(f32(boxes[i + k] - box.top) / box.gainY), 0), box.sourceHeight);
+    }
+    return out;
+  }
+
+  // -- decode.py ------------------------------------------------------------------------------------
+  /** Greedy NMS, highest score first (ties: the earlier box), dropping IoU above the threshold. */
+  function nms(boxes, scores, iouThreshold) {
+    const order = Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a] || a - b);
+    const keep = [], alive = new Uint8Array(scores.length).fill(1);
+    const area = (i) => f32(f32(boxes[4 * i + 2] - boxes[4 * i]) * f32(boxes[4 * i + 3] - boxes[4 * i + 1]));
+    for (let n = 0; n < order.length; n++) {
+      const best = order[n];
+      if (!alive[best]) continue;
+      keep.push(best);
+      const a = area(best);
+      for (let m = n + 1; m < order.length; m++) {
+        const other = order[m];
+        if (!alive[other]) continue;
+        const w = Math.max(f32(Math.min(boxes[4 * best + 2], boxes[4 * other + 2]) - Math.max(boxes[4 * best], boxes[4 * other])), 0);
+        const h = Math.max(f32(Math.min(boxes[4 * best + 3], boxes[4 * other + 3]) - Math.max(boxes[4 * best + 1], boxes[4 * other + 1])), 0);
+        const inter = f32(w * h);
+        const iou = f32(inter / Math.max(f32(f32(a + area(other)) - inter), 1e-9));
+        if (iou > iouThreshold) alive[other] = 0;
+      }
+    }
+    return keep;
+  }
+
+  /** Raw output [1, 4 + nc, N] → class-wise NMS boxes {boxes (x1 y1 x2 y2), scores, classes}, best first. */
+  function decodeYolo(output, dims, conf, iou, maxDet, contract) {
+    const channels = dims[1], anchors = dims[2], classesCount = channels - 4;
+    let rows = [];
+    for (let a = 0; a < anchors; a++) {
+      let best = 0, score = output[4 * anchors + a];
+      for (let c = 1; c < classesCount; c++) {
+        const s = output[(4 + c) * anchors + a];
+        if (s > score) { score = s; best = c; }
+      }
+      if (score > conf) rows.push([a, best, score]);
+    }
+    if (rows.length > contract.max_nms) rows = rows.map((r, i) => [r, i]).sort((x, y) => y[0][2] - x[0][2] || x[1] - y[1]).slice(0, contract.max_nms).map((x) => x[0]);
+    const boxes = new Float32Array(rows.length * 4), shifted = new Float32Array(rows.length * 4), scores = new Float32Array(rows.length);
+    rows.forEach(([a, cls, score], i) => {
+      const cx = output[a], cy = output[anchors + a], w = output[2 * anchors + a], h = output[3 * anchors + a];
+      boxes[4 * i] = f32(cx - f32(w / 2)); boxes[4 * i + 1] = f32(cy - f32(h / 2));
+      boxes[4 * i + 2] = f32(cx + f32(w / 2)); boxes[4 * i + 3] = f32(cy + f32(h / 2));
+      for (let k = 0; k < 4; k++) shifted[4 * i + k] = f32(boxes[4 * i + k] + cls * contract.class_offset);
+      scores[i] = score;
+    });
+    const kept = nms(shifted, scores, iou).slice(0, maxDet);
+    return pick({ boxes, scores, classes: Int32Array.from(rows, (r) => r[1]) }, kept);
+  }
+
+  function pick(raw, indices) {
+    const boxes = new Float32Array(indices.length * 4);
+    indices.forEach((i, n) => boxes.set(raw.boxes.subarray(4 * i, 4 * i + 4), 4 * n));
+    return { boxes, scores: Float32Array.from(indices, (i) => raw.scores[i]), classes: Int32Array.from(indices, (i) => raw.classes[i]) };
+  }
+
+  function concatRaw(parts) {
+    const count = parts.reduce((n, p) => n + p.scores.length, 0);
+    const out = { boxes: new Float32Array(count * 4), scores: new Float32Array(count), classes: new Int32Array(count) };
+    let at = 0;
+    for (const p of parts) { out.boxes.set(p.boxes, 4 * at); out.scores.set(p.scores, at); out.classes.set(p.classes, at); at += p.scores.length; }
+    return out;
+  }
+
+  // -- detector.py ----------------------------------------------------------------------------------
+  function tileStarts(length, size) {
+    if (length <= size) return [0];
+    const overlap = Math.floor(size / 4);
+    const count = Math.ceil((length - overlap) / (size - overlap));
+    const step = (length - size) / (count - 1);
+    return Array.from({ length: count }, (_, n) => pyRound(n * step));
+  }
+
+  function plausibleTurns(box, contract) {
+    const width = box[2] - box[0], height = box[3] - box[1];
+    if (height >= contract.oriented_aspect * width) return [0, 180];
+    if (width >= contract.oriented_aspect * height) return [90, 270];
+    return contract.rotations;
+  }
+
+  // -- cv2.warpAffine, INTER_LINEAR, BORDER_REPLICATE, 8-bit, as OpenCV 5 computes it (imgproc/warp_kernels):
+  //    the inverse map in float32, each source position's fraction, two horizontal then one vertical
+  //    interpolation in float32 (a + t·(b − a)), rounded half to even. classifier_crop's map is an
+  //    axis-aligned scale and shift (INTER_AREA falls back to this for a warp).
+  // The multiply-adds round once: OpenCV's AVX2 build (the x86-64 servers') runs them as FMA. Measured against
+  // cv2.warpAffine of opencv-python-headless 5.0 on 140 crops of 7 frames: 139 identical, one with one value 1 off
+  // (rounding them twice: 13 of 140 crops off by 1).
+  let FUSED = true;
+  function madd(a, b, c) { return FUSED ? f32(a * b + c) : f32(f32(a * b) + c); }
+
+  function classifierCrop(image, box, size, expand) {
+    let [x1, y1, x2, y2] = box.map(Number);
+    const width = x2 - x1, height = y2 - y1;
+    if (!(width > 0 && height > 0)) throw new Error("cannot crop an empty box");
+    x1 = f32(x1 - expand * width); x2 = f32(x2 + expand * width);
+    y1 = f32(y1 - expand * height); y2 = f32(y2 + expand * height);
+    // getAffineTransform's map inverted (warpAffine), each entry cast to float32
+    const m0 = f32((x2 - x1) / size), m2 = x1, m4 = f32((y2 - y1) / size), m5 = y1;
+    const out = new Uint8Array(size * size * 3), src = image.data, w = image.width, h = image.height;
+    const clampX = (x) => (x < 0 ? 0 : x >= w ? w - 1 : x), clampY = (y) => (y < 0 ? 0 : y >= h ? h - 1 : y);
+    for (let v = 0; v < size; v++) {
+      const sy = f32(f32(v * m4) + m5), iy = Math.floor(sy), beta = f32(sy - iy);
+      const ry0 = clampY(iy), ry1 = clampY(iy + 1);
+      for (let u = 0; u < size; u++) {
+        const sx = madd(m0, u, m2), ix = Math.floor(sx), alpha = f32(sx - ix);
+        const rx0 = clampX(ix), rx1 = clampX(ix + 1);
+        const p00 = (ry0 * w + rx0) * 3, p01 = (ry0 * w + rx1) * 3, p10 = (ry1 * w + rx0) * 3, p11 = (ry1 * w + rx1) * 3;
+        const o = (v * size + u) * 3;
+        for (let c = 0; c < 3; c++) {
+          const top = madd(alpha, src[p01 + c] - src[p00 + c], src[p00 + c]);
+          const bottom = madd(alpha, src[p11 + c] - src[p10 + c], src[p10 + c]);
+          const value = pyRound(madd(beta, f32(bottom - top), top));
+          out[o + c] = value < 0 ? 0 : value > 255 ? 255 : value;
+        }
+      }
+    }
+    return { width: size, height: size, data: out };
+  }
+
+  /** The crop turned clockwise by ``turn`` degrees (cv2.rotate), into a 3×S×S float32 tensor at ``into``. */
+  function cropTensor(cropped, turn, tensor, offset) {
+    const s = cropped.width, plane = s * s, src = cropped.data;
+    for (let y = 0; y < s; y++) {
+      for (let x = 0; x < s; x++) {
+        // output (x, y) of a clockwise turn by 90 shows source (y, s-1-x); by 180 (s-1-x, s-1-y); by 270 (s-1-y, x)
+        let sx = x, sy = y;
+        if (turn === 90) { sx = y; sy = s - 1 - x; } else if (turn === 180) { sx = s - 1 - x; sy = s - 1 - y; } else if (turn === 270) { sx = s - 1 - y; sy = x; }
+        const p = (sy * s + sx) * 3, o = offset + y * s + x;
+        tensor[o] = src[p] / 255; tensor[plane + o] = src[p + 1] / 255; tensor[2 * plane + o] = src[p + 2] / 255;
+      }
+    }
+  }
+
+  function bestRotation(rows, classes, rotations, noneClass) {
+    // rows: one probability vector per rotation (null: a turn not tried, which never wins)
+    const none = classes.indexOf(noneClass);
+    let winner = -1, winnerClass = -1, winnerProb = -Infinity;
+    rows.forEach((row, r) => {
+      let bestClass = 0, bestProb = -Infinity;
+      for (let c = 0; c < classes.length; c++) {
+        const p = c === none ? -1 : row === null ? 0 : row[c];
+        if (p > bestProb) { bestProb = p; bestClass = c; }
+      }
+      if (bestProb > winnerProb) { winnerProb = bestProb; winnerClass = bestClass; winner = r; }
+    });
+    const noneProb = rows[winner] === null ? 0 : rows[winner][none];
+    if (noneProb >= winnerProb) return [null, noneProb, rotations[winner]];
+    return [classes[winnerClass], winnerProb, rotations[winner]];
+  }
+
+  /** A reader over two async networks: ``detect(tensor)`` → {data, dims} (1×3×T×T in), ``classify(tensor)``
+      → probabilities (1×3×S×S in, classes out). ``models`` is GET /api/models. */
+  function makeReader(models, detect, classify) {
+    const contract = models.contract, thresholds = models.thresholds;
+    const target = models.detector.imgsz, cropSize = models.classifier.imgsz;
+    // float32, as numpy compares its float32 scores and IoUs with them
+    const conf = f32(thresholds.conf), backConf = f32(thresholds.back_conf), iou = f32(thresholds.iou);
+    const INDEX = contract.index_class, BACK = contract.back_class;
+
+    async function detectWindow(image, left, top, frameShape) {
+      const box = fitLetterbox(image.height, image.width, target);
+      const output = await detect(letterboxTensor(image, box, contract.pad_value));
+      const raw = decodeYolo(output.data, output.dims, Math.min(conf, backConf), iou, contract.max_det, contract);
+      let boxes = boxesToSource(raw.boxes, box);
+      let kept = Array.from(raw.scores.keys());
+      if (frameShape) {
+        const [frameHeight, frameWidth] = frameShape;
+        kept = kept.filter((i) => !((left > 0 && boxes[4 * i] <= 1) || (top > 0 && boxes[4 * i + 1] <= 1) ||
+          (left + image.width < frameWidth && boxes[4 * i + 2] >= image.width - 1) ||
+          (top + image.height < frameHeight && boxes[4 * i + 3] >= image.height - 1)));
+      }
+      const out = pick({ boxes, scores: raw.scores, classes: raw.classes }, kept);
+      for (let i = 0; i < out.scores.length; i++) {
+        out.boxes[4 * i] = f32(out.boxes[4 * i] + left); out.boxes[4 * i + 2] = f32(out.boxes[4 * i + 2] + left);
+        out.boxes[4 * i + 1] = f32(out.boxes[4 * i + 1] + top); out.boxes[4 * i + 3] = f32(out.boxes[4 * i + 3] + top);
+      }
+      return out;
+    }
+
+    function measuredIndexPx(whole) {
+      const sizes = [];
+      for (let i = 0; i < whole.scores.length; i++) {
+        if (whole.classes[i] === INDEX && whole.scores[i] > conf) {
+          sizes.push(Math.max(f32(whole.boxes[4 * i + 2] - whole.boxes[4 * i]), f32(whole.boxes[4 * i + 3] - whole.boxes[4 * i + 1])));
+        }
+      }
+      return sizes.length ? f32(median(sizes)) : null;   // np.median of float32 sizes is float32
+    }
+
+    function windowSize(height, width, whole, indexPx) {
+      const longest = Math.max(height, width);
+      const px = indexPx != null ? indexPx : measuredIndexPx(whole);
+      if (px == null) return null;
+      if (px * target / longest >= contract.tile_below_px) return null;
+      const size = pyRound(target * px / contract.target_index_px);
+      return Math.max(size, pyRound(target / contract.max_zoom));
+    }
+
+    async function detectBoxes(image, indexPx) {
+      const whole = await detectWindow(image, 0, 0, null);
+      const size = windowSize(image.height, image.width, whole, indexPx);
+      let raw = whole;
+      if (size != null) {
+        const backs = Array.from(whole.scores.keys()).filter((i) => whole.classes[i] === BACK);
+        const passes = [pick(whole, backs)];
+        for (const y of tileStarts(image.height, size)) {
+          for (const x of tileStarts(image.width, size)) passes.push(await detectWindow(crop(image, x, y, size, size), x, y, [image.height, image.width]));
+        }
+        const all = concatRaw(passes), apart = Math.max(image.height, image.width) + 1;
+        const shifted = all.boxes.map((v, k) => f32(v + f32(all.classes[k >> 2] * apart)));
+        raw = pick(all, nms(shifted, all.scores, iou));
+      }
+      const keep = Array.from(raw.scores.keys()).filter((i) => (raw.classes[i] === BACK ? raw.scores[i] > backConf : raw.scores[i] > conf));
+      return pick(raw, keep);
+    }
+
+    async function classifyBoxes(image, boxes) {
+      const classes = models.classifier.classes, rotations = contract.rotations, plane = 3 * cropSize * cropSize;
+      const readings = [];
+      for (const box of boxes) {
+        const cropped = classifierCrop(image, box, cropSize, models.classifier.crop_expand);
+        const rows = rotations.map(() => null);
+        for (const turn of plausibleTurns(box, contract)) {
+          const tensor = new Float32Array(plane);
+          cropTensor(cropped, turn, tensor, 0);
+          rows[rotations.indexOf(turn)] = await classify(tensor);
+        }
+        readings.push(bestRotation(rows, classes, rotations, contract.none_class));
+      }
+      return readings;
+    }
+
+    /** One frame → {indices: [{box, score, code, code_score, turn}], backs: [{box, score}]} (Detector.read
+        before grouping; ``indexPx``: the index size the server answered, null when not known). */
+    async function read(image, indexPx) {
+      const raw = await detectBoxes(image, indexPx);
+      const indexBoxes = [], indexScores = [], backs = [];
+      for (let i = 0; i < raw.scores.length; i++) {
+        const box = Array.from(raw.boxes.subarray(4 * i, 4 * i + 4));
+        if (!(box[2] - box[0] >= 1 && box[3] - box[1] >= 1)) continue;   // squeezed to nothing at the edge
+        if (raw.classes[i] === INDEX) { indexBoxes.push(box); indexScores.push(raw.scores[i]); } else if (raw.classes[i] === BACK) backs.push({ box, score: raw.scores[i] });
+      }
+      const read = await classifyBoxes(image, indexBoxes);
+      const indices = indexBoxes.map((box, k) => ({ box, score: indexScores[k], code: read[k][0], code_score: read[k][1], turn: read[k][2] }));
+      return { indices, backs };
+    }
+
+    return { read, detectBoxes, classifyBoxes };
+  }
+
+  const api = { pyRound, median, fromRGBA, crop, resizeLinear, fitLetterbox, letterboxTensor, boxesToSource, nms,
+    decodeYolo, tileStarts, plausibleTurns, classifierCrop, setFused: (on) => { FUSED = on; }, cropTensor, bestRotation, makeReader };
+  if (typeof module !== "undefined" && module.exports) module.exports = api;
+  else root.ReaderCore = api;
+})(typeof self !== "undefined" ? self : this);
