@@ -13,6 +13,7 @@ message, and the teach-your-deck page before and after it read a photo of a deck
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -194,8 +195,7 @@ def screens(page, made, photo):
             page.wait_for_selector("#camera-dialog[open]")
             yield "camera dialog, no camera yet"
             page.click("#camera-phone")   # this browser has no camera: the page says why, in words
-            page.wait_for_function("document.getElementById('camera-status').textContent.includes(':') || "
-                                   "document.getElementById('camera-status').textContent.includes('：')")
+            page.locator("#camera-status", has_text=re.compile("[:：]")).wait_for()   # (CSP: no wait_for_function)
             yield "this phone's camera, refused"
             page.click("#camera-close")
         if name == "chosen at the vault":
