@@ -108,6 +108,13 @@ def calibrate_lens(frames, board=None, camera: str = "", min_views: int = 4) -> 
     return LensCalibration(matrix, distortion, tuple(size), float(error), camera)
 
 
+# A re-found mat's markers are looked for first in windows round where they were: each window is the
+# marker's box grown by this many of its diagonals on every side (MatLocator.find_markers), and one
+# narrower than MIN_MARKER_WINDOW_PX (a marker off the frame) is not searched.
+MARKER_WINDOW_MARGIN = 1.0
+MIN_MARKER_WINDOW_PX = 16
+
+
 class MatLocator:
     """Keeps the current image→mat homography for a stream of frames."""
 
@@ -129,6 +136,15 @@ class MatLocator:
         self.refreshes = 0
         self.last_look_found = False   # whether the last look at a frame found the mat (a hand may hide its markers)
 
+    def __getstate__(self) -> dict:
+        """Everything but the OpenCV detector (it cannot be pickled and holds nothing of the mat): a table's
+        pipeline is saved with its feed's lease, for the server that takes the feed over."""
+        return {key: value for key, value in self.__dict__.items() if key != "detector"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.detector = cv2.aruco.ArucoDetector(aruco_dictionary(self.layout.dictionary), cv2.aruco.DetectorParameters())
+
     @property
     def ready(self) -> bool:
         return self.matrix is not None
@@ -137,7 +153,38 @@ class MatLocator:
         """Re-finds the mat when due (or when not yet found); True if the homography changed."""
         if not (force or self.due(time)):
             return False
-        return self.update_found(time, detect_markers(frame, detector=self.detector), force=True)
+        return self.update_found(time, self.find_markers(frame), force=True)
+
+    def find_markers(self, frame: np.ndarray) -> dict[int, np.ndarray]:
+        """The mat's markers in ``frame``. Once the mat is known, each marker is looked for first in a window
+        round where the last homography puts it; the whole frame is searched only when a marker the last
+        homography used is not found there (the camera moved, a hand covers it). The windows give the
+        markers the whole frame gives (the detector's thresholds and corner refinement are local: the same
+        corners to the pixel on the three demo recordings' stills) at a quarter of the pixels: a server
+        re-finds the mat of every venue table every few seconds (benchmarks/load_venue.py)."""
+        gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        if self.inverse is not None and self.markers_used:
+            near = self._markers_near_last(gray)
+            if set(self.markers_used) <= set(near):
+                return near
+        return detect_markers(gray, detector=self.detector)
+
+    def _markers_near_last(self, gray: np.ndarray) -> dict[int, np.ndarray]:
+        height, width = gray.shape[:2]
+        found: dict[int, np.ndarray] = {}
+        for marker in self.layout.markers:
+            corners = self.to_image(marker.corners())
+            if not np.isfinite(corners).all():
+                continue
+            # a marker's diagonal of room on every side: its white quiet zone and a camera nudged by that much
+            margin = float(np.linalg.norm(corners[0] - corners[2])) * MARKER_WINDOW_MARGIN
+            x1, y1 = (int(max(0.0, v)) for v in corners.min(0) - margin)
+            x2, y2 = (int(min(limit, v)) for v, limit in zip(corners.max(0) + margin, (width, height)))
+            if x2 - x1 < MIN_MARKER_WINDOW_PX or y2 - y1 < MIN_MARKER_WINDOW_PX:
+                continue   # off the frame
+            for marker_id, points in detect_markers(gray[y1:y2, x1:x2], detector=self.detector).items():
+                found.setdefault(marker_id, points + np.array([x1, y1], np.float32))
+        return found
 
     def due(self, time: float) -> bool:
         """Whether the mat is to be looked for again now (not found yet, or ``refresh_seconds`` since the last look)."""

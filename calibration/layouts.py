@@ -57,6 +57,15 @@ class Zone:
         x, y = (float(v) for v in point)
         if self.shape == "circle":
             return math.hypot(x - self.center[0], y - self.center[1]) <= self.radius
+        # outside the polygon's bounding box is outside the polygon: the tracker asks every card's zone
+        # on every frame, of every zone of the mat (a venue's fifty tables: thousands a second)
+        bounds = self.__dict__.get("_bounds")
+        if bounds is None:
+            xs, ys = [p[0] for p in self.points], [p[1] for p in self.points]
+            bounds = (min(xs), min(ys), max(xs), max(ys))
+            object.__setattr__(self, "_bounds", bounds)
+        if not (bounds[0] <= x <= bounds[2] and bounds[1] <= y <= bounds[3]):
+            return False
         return _point_in_polygon(x, y, self.points)
 
     def centroid(self) -> tuple[float, float]:

@@ -85,7 +85,9 @@ def test_a_phone_streams_a_recording_and_the_referee_reaches_its_truth(tmp_path)
     frame_count, seconds = write_y4m(demo_dir(GAME) / "recording.mp4", video, HOLD_SECONDS, FINAL_HOLD_SECONDS, PICK_EVERY)
     truth = demo_truth(GAME)
 
-    with running_server(tmp_path / "data", SSE_MAX_SECONDS=600.0, CAMERA_DETECTOR_LOADER=lambda: detector) as (base, app):
+    # PHONE_READER off: this is the path of a phone that sends frames (its own reader: test_browser_phone_reader.py)
+    with running_server(tmp_path / "data", SSE_MAX_SECONDS=600.0, CAMERA_DETECTOR_LOADER=lambda: detector,
+                        PHONE_READER=False) as (base, app):
         table, pin = app.extensions["registry"].create(GAME, truth["setup"])
         hub = app.extensions["camera"]
         received = []

@@ -129,6 +129,44 @@ def test_the_locator_recovers_when_the_camera_is_bumped_and_keeps_the_last_view_
         MatLocator(layout).to_mat([[1, 2]])
 
 
+class CountingDetector:
+    """An ArucoDetector that notes the size of every image it searches."""
+
+    def __init__(self, detector) -> None:
+        self.detector, self.searched = detector, []
+
+    def detectMarkers(self, image):
+        self.searched.append(image.shape[:2])
+        return self.detector.detectMarkers(image)
+
+
+def test_a_found_mat_is_refound_in_windows_round_its_markers_with_the_whole_frames_corners():
+    layout = layout_for("kingdoms", 2)
+    mat = render_mat(layout, 1.2)
+    h, w = mat.shape[:2]
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    first = cv2.getPerspectiveTransform(src, np.float32([[60, 40], [880, 60], [920, 690], [30, 660]]))
+    nudged = cv2.getPerspectiveTransform(src, np.float32([[66, 44], [884, 63], [925, 694], [35, 664]]))
+    locator = MatLocator(layout, refresh_seconds=1.0)
+    locator.detector = CountingDetector(locator.detector)
+    assert locator.update(0.0, warp(mat, first, (960, 720)))
+    assert locator.detector.searched == [(720, 960)]          # not found yet: the whole frame
+    frame = warp(mat, nudged, (960, 720))
+    locator.detector.searched.clear()
+    windows = locator.find_markers(frame)
+    whole = detect_markers(frame, layout.dictionary)
+    assert set(windows) == set(whole) == {m.id for m in layout.markers}
+    for marker_id, corners in whole.items():
+        assert np.allclose(windows[marker_id], corners, atol=0.01)
+    searched = locator.detector.searched
+    assert len(searched) == len(layout.markers) and sum(a * b for a, b in searched) < 0.25 * 720 * 960
+    # a marker the last view used that is not where it was (the camera moved far): the whole frame again
+    moved = cv2.getPerspectiveTransform(src, np.float32([[260, 200], [940, 210], [950, 700], [250, 690]]))
+    locator.detector.searched.clear()
+    assert set(locator.find_markers(warp(mat, moved, (960, 720)))) == {m.id for m in layout.markers}
+    assert locator.detector.searched[-1] == (720, 960)
+
+
 def test_lens_calibration_from_charuco_views_round_trips_through_json(tmp_path):
     board = charuco_board()                               # 7 × 5 squares of 30 mm: 210 × 150 mm
     margin, px_per_mm = 40, 1400 / 210

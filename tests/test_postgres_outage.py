@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 
+import yaml
+
 from helpers.grid_engine import place
 from helpers.postgres import cluster
 from helpers.web import make_app, post_event
@@ -29,6 +31,21 @@ def test_a_database_lost_mid_evening_answers_503_writes_nothing_and_recovers(tmp
             undo = client.post(f"/api/tables/{table['id']}/undo", headers={"X-Referee-Pin": table["pin"]})
             assert undo.status_code == 503
             assert client.post("/api/tables", json={"game": "grid", "players": ["Bo"]}).status_code == 503
+            # each 503 as web_ui/openapi.yaml documents it: that operation's 503, Retry-After, an error body
+            spec = yaml.safe_load((ROOT / "web_ui" / "openapi.yaml").read_text())
+            referee = {"X-Referee-Pin": table["pin"]}
+            for method, template, answer in (
+                    ("post", "/api/tables/{table_id}/events", lost), ("post", "/api/tables/{table_id}/undo", undo),
+                    ("post", "/api/tables/{table_id}/redo", client.post(f"/api/tables/{table['id']}/redo", headers=referee)),
+                    ("post", "/api/tables/{table_id}/deck", client.post(f"/api/tables/{table['id']}/deck", json={"deck": None},
+                                                                        headers=referee)),
+                    ("get", "/api/tables/{table_id}/journal", client.get(f"/api/tables/{table['id']}/journal")),
+                    ("get", "/api/tables/{table_id}", client.get("/api/tables/ZZZZZZ")),   # another server's? asked of the database
+                    ("get", "/api/tables", client.get("/api/tables"))):
+                assert answer.status_code == 503, (template, answer.status_code, answer.get_json())
+                assert int(answer.headers["Retry-After"]) >= 1 and set(answer.get_json()) == {"error"}
+                documented = spec["paths"][template][method]["responses"]["503"]["$ref"].rsplit("/", 1)[1]
+                assert "Retry-After" in spec["components"]["responses"][documented]["headers"]
             # what the phones see stays as it was: the change that failed is nowhere
             view = client.get(f"/api/tables/{table['id']}").get_json()
             assert view["session"]["seq"] == 1 and view["filled"] == 1

@@ -323,3 +323,44 @@ def test_dungeon_undo_takes_the_automatic_resolve_back_like_any_change(tmp_path)
     assert [(e["kind"], e["source"]) for e in journal[-5:]] == [
         ("event", "engine"), ("undo", "referee"), ("undo", "referee"), ("event", "referee"), ("event", "engine")]
     assert answer.get_json()["state"]["phase"] == "reveal"
+
+
+class _KilledAtWrite:
+    """The SQLite store of a server killed as it starts its ``writes``+1-th write of a change (nothing of that write is stored)."""
+
+    def __init__(self, data_dir, writes):
+        from companion.session.store import EventStore
+
+        self.store, self.writes = EventStore(data_dir), writes
+
+    def __getattr__(self, name):
+        return getattr(self.store, name)
+
+    def append(self, table_id, entry):
+        if self.writes == 0:
+            raise SystemExit("killed")
+        self.writes -= 1
+        return self.store.append(table_id, entry)
+
+
+def test_dungeon_a_server_killed_after_the_last_commit_leaves_no_fight_without_its_automatic_resolve(tmp_path):
+    """The last commit and the resolve it makes due are one write: a server killed right after writing the
+    commit (here: at its next write) cannot leave a journal whose fight nobody resolves."""
+    from companion.session.registry import TableRegistry
+    from companion.session.store import JournalStore
+
+    JournalStore.register(_KilledAtWrite)
+    setup = {"players": DUNGEON_THREE, "options": {"auto_resolve": True}}
+    changes = DUNGEON_GUILDS + DUNGEON_PHONE_FIGHT
+    killed = _KilledAtWrite(tmp_path, len(changes))   # lives through one write per change the referee makes
+    table, _ = TableRegistry(tmp_path, store=killed).create("dungeon", setup)
+    try:
+        for change in changes:
+            table.submit(change)
+    except SystemExit:   # the server died writing the resolve on its own, after the commit
+        pass
+    killed.store.close()
+    restarted = TableRegistry(tmp_path).get(table.id)
+    journal = restarted.journal
+    assert [(e.event, e.source) for e in journal[-2:]] == [(DUNGEON_PHONE_FIGHT[-1], "referee"), ({"type": "resolve"}, "engine")]
+    assert restarted.engine.view(restarted.state)["phase"] == "reveal"

@@ -148,6 +148,18 @@ def test_a_card_laid_just_before_the_end_still_settles_during_the_hold():
     assert ("placed", "6D") in events
 
 
+def test_a_card_missed_only_by_the_last_frame_is_not_removed_while_that_frame_is_held():
+    """The held last frame is one picture: read again and again it is one look, and a card its reading
+    missed (a real webcam's 8D, seen in half the frames of a still poker table) is not taken away."""
+    steady = [("5D", (200, 200)), ("8D", (262, 200))]
+    frames = [steady] * 16 + [steady[:1]]
+    events = _kingdoms_run(frames)
+    assert events == [("placed", "5D"), ("placed", "8D")]
+    # missing from the frames before the end as well, it is removed during the hold
+    events = _kingdoms_run([steady] * 16 + [steady[:1]] * 4)
+    assert ("removed", "8D") in events
+
+
 def test_a_new_face_first_seen_in_the_held_frame_does_not_replace_the_card():
     frames = [[("5D", (200, 200))]] * 16 + [[("6D", (200, 200))]]
     events = _kingdoms_run(frames)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from companion.synthetic.recording import CameraSettings, TruthDetector, build_scenario, render_frames
-from companion.table.pipeline import PipelineError, build_pipeline, skin_fraction
+from companion.table.pipeline import PipelineError, PipelineNotResumable, TablePipeline, build_pipeline, skin_fraction
 
 SMALL = CameraSettings(width=512, height=384, fps=6.0)   # small and slow: the suite runs on two busy cores
 
@@ -166,3 +166,40 @@ def test_a_card_read_as_surely_as_a_learned_decks_detector_asks_is_no_question(d
     assert [e.type for e in events] == [expected]
     # a settled face read as another still needs the general models' sureness
     assert pipeline.tracker.config.sure_for_change("BJ", "SJ") == 0.6
+
+
+class _Harmful:
+    def __reduce__(self):
+        import os
+
+        return (os.system, ("echo this ran",))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game,seed", [("kingdoms", 2), ("dungeon", 5), ("chosen", 7)])
+def test_a_pipeline_saved_half_way_and_resumed_elsewhere_reaches_the_true_final_state(game, seed):
+    """What a server taking a feed over does (web_ui/camera.py): the pipeline saved as bytes half-way, read
+    back into a new one, which reads the rest: the same final state and the same engine events as the
+    pipeline that read everything, each once."""
+    scenario = build_scenario(game, seed)
+    frames = list(render_frames(scenario, SMALL))
+    detector = TruthDetector([f.cards for f in frames])
+    first = build_pipeline(game, detector, scenario.setup, scenario.setup_events)
+    half = len(frames) // 2
+    for frame in frames[:half]:
+        first.process(frame.time, frame.image)
+    assert first.tracker.cards   # cards lie on the table as it is handed over
+    second = TablePipeline.resumed(first.saved(), detector)
+    assert second.tracker.snapshot() == first.tracker.snapshot() and second.binding.view() == first.binding.view()
+    summary = second.run(((f.time, f.image) for f in frames[half:]), flush_seconds=3.0)
+    assert summary["engine_events"][len(scenario.setup_events):] == scenario.events
+    assert summary["state"] == scenario.final_view()
+
+
+def test_bytes_that_are_no_saved_pipeline_are_refused_and_run_nothing():
+    import pickle
+    import zlib
+
+    for data in (b"not a pipeline", zlib.compress(pickle.dumps(_Harmful())), zlib.compress(pickle.dumps({"tracker": 1}))):
+        with pytest.raises(PipelineNotResumable):
+            TablePipeline.resumed(data, lambda frame: None)

@@ -28,12 +28,19 @@ class Table:
         self.time = 0.0
         self.events: list[TableEvent] = []
 
-    def frames(self, seconds, cards=(), occluded=False):
-        for _ in range(int(round(seconds * FPS))):
+    def frames(self, seconds, cards=(), occluded=False, repeated=False):
+        """``repeated``: the first frame is read, the others hand its readings back unread."""
+        for k in range(int(round(seconds * FPS))):
             obs = [Observation(code, conf, pos) for code, pos, conf in
                    ((c[0], c[1], c[2] if len(c) > 2 else 0.95) for c in cards)]
-            self.events += self.tracker.update(self.time, obs, occluded)
+            self.events += self.tracker.update(self.time, obs, occluded, repeated=repeated and k > 0)
             self.time += STEP
+        return self
+
+    def sequence(self, codes, position=(50, 50), confidence=0.7):
+        """One frame per code (None: not seen in that frame)."""
+        for code in codes:
+            self.frames(STEP, [(code, position, confidence)] if code else [])
         return self
 
     def types(self):
@@ -314,3 +321,64 @@ def test_a_slow_detector_still_settles_cards_and_one_missed_frame_removes_nothin
     for time in (15.0, 18.0):
         events += tracker.update(time, [])
     assert [(e.type, e.card) for e in events] == [("placed", "JD"), ("removed", "JD")]
+
+
+# ---------------------------------------------------------------------------------- a still table (issue 21)
+# Real webcam photos held still (vision_models/still_table.py) flickered between readings, showed cards
+# in some frames only, and put one card's reading at two places; none of it is a change on the table.
+
+def test_a_still_card_read_one_way_and_another_keeps_its_reading():
+    """3H read as 5H in five frames of seven (the classifier's flicker, steady enough in every 0.6 s to
+    have replaced it before): the 3H it settled as stays."""
+    table = Table()
+    table.sequence(["3H"] * 10)
+    table.sequence(["5H", "5H", "3H", "5H", "5H", "5H", "3H"] * 5)
+    table.sequence(["3H", "AH", "3H", "5H"] * 5)
+    assert table.types() == [("placed", "3H", "left")]
+
+
+def test_a_card_swapped_is_seen_as_promptly_as_before():
+    """Where the old card is not read any more, the new one replaces it after the settle time, as before."""
+    table = Table()
+    table.sequence(["3H"] * 10)
+    swapped_at = table.time
+    table.sequence(["5H"] * 15)
+    assert table.types() == [("placed", "3H", "left"), ("removed", "3H", "left"), ("placed", "5H", "left")]
+    assert table.events[-1].time - swapped_at <= 2 * 0.6 + 1e-6
+    # and turned over: the same
+    table.sequence(["BACK"] * 15)
+    assert table.types()[-1] == ("turned", "BACK", "left")
+
+
+def test_a_card_seen_only_now_and_then_changes_nothing_by_being_read_otherwise():
+    """A card read in one frame of three, 9S where it settled as QS: the QS stays (before, three 9S
+    readings with no QS between them replaced it)."""
+    table = Table()
+    table.sequence(["QS"] * 8)
+    table.sequence([None, None, "9S", None, "9S", None, None, "9S", None, None, "QS", None] * 3)
+    assert table.types() == [("placed", "QS", "left")]
+
+
+def test_a_reading_handed_back_unread_is_no_further_evidence():
+    """An incremental reader repeats its last look over a still table: a phantom in one look is no card,
+    and a card missing from one look is not removed, however long the look is repeated; looked at again
+    and still missing, it is."""
+    table = Table()
+    table.frames(0.3, [("5H", (50, 50))]).frames(1.0, [("5H", (50, 50)), ("JC", (150, 50))], repeated=True)
+    assert table.types() == [("placed", "5H", "left")]
+    table.frames(3.0, [], repeated=True)
+    assert table.types() == [("placed", "5H", "left")]
+    table.frames(0.5, [])
+    assert table.types() == [("placed", "5H", "left"), ("removed", "5H", "left")]
+
+
+def test_a_reading_that_jumps_between_two_places_is_not_a_card_moved():
+    """One card's reading put now at one place, now at another (its two corners paired one frame and read
+    as two cards the next): no move, though the second place is read steadily a while."""
+    table = Table(moves_within_zone=True, match_distance=20)
+    table.frames(1.0, [("7H", (20, 50))])
+    for _ in range(5):
+        table.frames(0.1, [("7H", (20, 50))]).frames(0.1, [("7H", (80, 50))])
+    table.frames(0.9, [("7H", (80, 50))])
+    assert [t for t in table.types() if t[0] != "question"] == [("placed", "7H", "left")]
+    assert [e.details["kind"] for e in table.events if e.type == "question"] in ([], ["duplicate"])

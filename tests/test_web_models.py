@@ -83,3 +83,11 @@ def test_pages_are_cross_origin_isolated_and_may_compile_webassembly(client):
     assert "'wasm-unsafe-eval'" in policy and "'unsafe-eval'" not in policy.replace("'wasm-unsafe-eval'", "")
     static = client.get("/static/camera.js")
     assert static.headers["Cross-Origin-Resource-Policy"] == "same-origin"
+
+
+def test_the_server_says_how_phones_read(tmp_path):
+    default = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "a"), "CAMERA_DETECTION": False}).test_client()
+    assert default.get("/api/models").get_json()["reader"] == {"enabled": True, "slow_read_ms": 3000.0}
+    frames_only = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "b"), "CAMERA_DETECTION": False,
+                              "PHONE_READER": False, "READER_SLOW_MS": 500}).test_client()
+    assert frames_only.get("/api/models").get_json()["reader"] == {"enabled": False, "slow_read_ms": 500.0}

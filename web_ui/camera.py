@@ -223,6 +223,29 @@ class CameraHub:
                         if self.feeds.get(table_id) is running[table_id]:
                             self._stop_feed(table_id, taken_over=True)
 
+    def _carry_over(self, table: Table, feed: ReadingsFeed) -> None:
+        """With several servers, a detections feed goes on from what the server running it before had
+        settled (kept in the database after each post that changed it): a server that takes it over (the
+        owner died) starts from the same cards and game bindings, so a card lying on the mat then is seen
+        leaving it and none is seen arriving again. The same reader's feed only (its clock goes on)."""
+        if self.store is None or not self.store.shared:
+            return
+        try:
+            feed.resume_from = self.store.feed_state(table.id, feed.feed_id)
+        except Exception:   # the database is away: the feed starts afresh, as on one server
+            feed.resume_from = None
+
+        def keep(settled: ReadingsFeed) -> None:
+            state = settled.saved_pipeline()
+            if state is None:
+                return
+            try:
+                self.store.save_feed_state(table.id, self.lease_owner, settled.feed_id, table.revision, state)
+            except Exception:   # the database is away: the next change saves it again
+                pass
+
+        feed.on_settled = keep
+
     def _release_lease(self, table_id: str) -> None:
         if self.store is not None and self.store.shared:
             try:
@@ -358,6 +381,7 @@ class CameraHub:
                     raise ApiError(409, render(conflict))
                 self._hold_lease(table.id, "detections")
                 self._stop_feed(table.id, taken_over=True)
+                self._carry_over(table, fresh)
                 feed = self._adopt_feed(table.id, fresh, "detections")
         try:
             return feed.take(readings)

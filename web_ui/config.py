@@ -41,6 +41,13 @@ class Config:
     # The sha256 of every models.json whose readings this server takes, besides its own
     # (vision_models/weights/models.json): readings of other models are refused (409).
     KNOWN_MODELS: tuple[str, ...] = ()
+    # A phone whose own card reader (issue 23) takes longer than this a frame (median of its last 3) sends
+    # frames instead. A card settles after two sightings 0.6 s apart once the hand left: at 3 s a frame its
+    # event comes about 6 s late, longer than players wait, and the server reads a phone's frame in ~0.3 s.
+    READER_SLOW_MS = 3000.0
+    # Whether phones read their own cards (issue 23) when they can; False: every phone sends frames and
+    # this server reads them (a venue whose phones are too weak, or a test of the frames path).
+    PHONE_READER = True
     # A table setup or an event is small: anything bigger is a mistake or an attack.
     MAX_JSON_BYTES = 64 * 1024
     # Server-sent events: a comment every few seconds keeps proxies and phones from closing an idle

@@ -102,6 +102,9 @@ def models():
             "rotations": list(reading.ROTATIONS), "tile": "auto",
         },
         "runtime": runtime(),
+        # How the page's reader behaves (web_ui/static/phone_reader.js): slower than this a frame, it sends frames.
+        "reader": {"enabled": bool(current_app.config.get("PHONE_READER", True)),
+                   "slow_read_ms": float(current_app.config.get("READER_SLOW_MS", 3000.0))},
     })
 
 

@@ -435,6 +435,12 @@ class ReadingsFeed(CameraFeed):
         self.feed_id = feed_id
         self.kind = kind
         self.reader_factory = reader_factory or posted_reader
+        # Another server's saved pipeline of this feed (TablePipeline.saved), to go on from: set by the hub
+        # when it takes the feed over; used by the first post it fits (see _resume).
+        self.resume_from: bytes | None = None
+        # Called after a post that changed what the pipeline has settled (a card placed, moved, turned or
+        # removed; a camera event submitted), in the post's request: the hub saves the pipeline then.
+        self.on_settled: Callable[["ReadingsFeed"], None] | None = None
         self._lock = threading.Lock()
         self._last = None          # the last post taken (its still dropped)
         self._open = True
@@ -483,6 +489,33 @@ class ReadingsFeed(CameraFeed):
         self.deck_use = use
         return self._reader
 
+    def _resume(self, reader: Any, time: float) -> None:
+        """The saved pipeline another server ran this feed with (``resume_from``) becomes this feed's, once:
+        if it reads back here and this post's time is not before its last (the same reader's clock)."""
+        data, self.resume_from = self.resume_from, None
+        if data is None or self._pipeline is not None:
+            return
+        from companion.table.pipeline import PipelineNotResumable, TablePipeline
+
+        try:
+            pipeline = TablePipeline.resumed(data, reader)
+        except PipelineNotResumable:
+            return   # another version's, or damaged: a new pipeline, as for a new feed
+        last = pipeline.tracker._last_time
+        if last is None or time >= last:
+            self._pipeline = pipeline
+
+    def saved_pipeline(self) -> bytes | None:
+        """The pipeline as bytes (TablePipeline.saved), or None before it exists or when it cannot be saved.
+        Called from ``on_settled``, inside the post's turn (the feed's lock held)."""
+        saved = getattr(self._pipeline, "saved", None)
+        if saved is None:
+            return None
+        try:
+            return saved()
+        except Exception:   # something in it that cannot be pickled (a test's pipeline): nothing to hand over
+            return None
+
     def _drawing(self, still: bytes, detections, result) -> Callable[[], np.ndarray]:
         """What draws a still for the live view later: its detections' boxes and the mat's zones as the
         pipeline has them when drawn (the still is decoded again then: its bytes are ten times smaller)."""
@@ -521,7 +554,12 @@ class ReadingsFeed(CameraFeed):
             conflict = deck_conflict(expected, readings.reader.deck)
             if conflict:
                 raise ReadingsError(conflict, 409)
+            self._resume(reader, readings.time)
+            submitted = self.submitted
             result = self._step(reader, lambda pipeline: pipeline.process_readings(readings.time, readings))
+            if self.on_settled is not None and (self.submitted != submitted or any(
+                    event.type != "question" for event in getattr(result, "table_events", []))):
+                self.on_settled(self)
             self._last = replace(readings, frame=None, mat_frame=None)
             self.frames += 1
             self.reader = {"kind": readings.reader.kind, "backend": readings.reader.backend, "ms": readings.reader.ms}

@@ -171,6 +171,23 @@ class PostgresStore(JournalStore):
     def release_lease(self, table_id: str, owner: str) -> None:
         self._read("DELETE FROM feed_leases WHERE table_id = %s AND owner = %s RETURNING table_id", (table_id, owner))
 
+    # -- what a feed has settled (schema/postgres/0003_feed_states.sql) -------------------------------
+    def save_feed_state(self, table_id: str, owner: str, feed: str, revision: int, state: bytes) -> bool:
+        # Kept only while the saver holds the lease: a server cut off from the database that lost the feed
+        # must not overwrite what the new owner keeps.
+        rows = self._read(
+            "INSERT INTO feed_states AS kept (table_id, feed, revision, state, saved_at) "
+            "SELECT %(table)s, %(feed)s, %(revision)s, %(state)s, now() FROM feed_leases "
+            "WHERE table_id = %(table)s AND owner = %(owner)s AND expires_at >= now() "
+            "ON CONFLICT (table_id) DO UPDATE SET feed = EXCLUDED.feed, revision = EXCLUDED.revision, "
+            "state = EXCLUDED.state, saved_at = EXCLUDED.saved_at RETURNING table_id",
+            {"table": table_id, "owner": owner, "feed": feed, "revision": int(revision), "state": state})
+        return bool(rows)
+
+    def feed_state(self, table_id: str, feed: str) -> bytes | None:
+        rows = self._read("SELECT state FROM feed_states WHERE table_id = %s AND feed = %s", (table_id, feed))
+        return bytes(rows[0][0]) if rows else None
+
     # -- hearing the other servers ------------------------------------------------------------------
     def listen(self, heard: ChangeHeard) -> None:
         """A thread LISTENs on its own connection and calls ``heard(table, seq)`` for every stored change (its

@@ -134,6 +134,16 @@ class JournalStore(abc.ABC):
         """Gives the lease up (if ``owner`` holds it), so another server may take the feed at once."""
         return None
 
+    def save_feed_state(self, table_id: str, owner: str, feed: str, revision: int, state: bytes) -> bool:
+        """Keeps what the table's feed ``feed`` has settled (its pipeline, saved) at the table's ``revision``,
+        for a server that takes the feed over; only while ``owner`` holds the feed's lease. True when kept.
+        One server per store: no other server takes a feed over, nothing is kept."""
+        return False
+
+    def feed_state(self, table_id: str, feed: str) -> bytes | None:
+        """What :meth:`save_feed_state` kept of the table's feed ``feed`` (None: nothing, or another feed's)."""
+        return None
+
     def listen(self, heard: ChangeHeard) -> None:  # noqa: B027 - optional: a store with one writer has nothing to say
         """Calls ``heard`` when another server changes a table."""
         return None

@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 
 from companion.games import IllegalEvent, replay
 from companion.session import patch
-from companion.session.store import JournalEntry, JournalStore, StoreConflict, StoreUnavailable, TableRecord
+from companion.session.store import JournalEntry, JournalStore, StoreConflict, TableRecord
 from companion.messages import Message, MessageError
 
 SOURCES = ("referee", "camera")
@@ -280,49 +280,44 @@ class Table:
             if source == "camera" and self._overruled(event):
                 return None
             new_state = apply_checked(self.engine, self.state, event)
-            entry = self._record("event", event, source, key)
-            self.state = new_state
-            self._active.append(_Active(event, source, entry.seq))
+            chain = [(event, source, key, new_state)] + self._automatic_events(new_state)
+            # the event and the automatic events it makes due are stored in one write (all or none): a
+            # server that dies between them (the other servers take the table on) leaves no event whose
+            # automatic follow-up nobody makes
+            entries = self._record_all([("event", made, made_by, made_key) for made, made_by, made_key, _ in chain])
             self._redo.clear()
-            self._published(entry)
-            self._apply_automatic_events()
-            return entry
+            for entry, (made, made_by, _, state) in zip(entries, chain):
+                self._advance(entry)
+                self.state = state
+                self._active.append(_Active(made, made_by, entry.seq))
+                self._published(entry)
+            return entries[0]
 
         return self._change(change)
 
-    def _apply_automatic_events(self) -> None:
-        """The events the engine's automation options make now (``engine.automatic_events``), each applied
-        and journaled as its own change with source "engine", so the phone and the camera behave alike
-        and an undo takes one back like any change. Called inside the lock, after a submitted event."""
+    def _automatic_events(self, state: Any) -> list[tuple[dict, str, None, Any]]:
+        """The events the engine's automation options make due after ``state`` (``engine.automatic_events``),
+        each with the state after it, to be journaled as changes of their own with source "engine" (so the
+        phone and the camera behave alike and an undo takes one back like any change)."""
         automatic_events = getattr(self.engine, "automatic_events", None)   # an engine without automation has none
         if automatic_events is None:
-            return
+            return []
+        made: list[tuple[dict, str, None, Any]] = []
         for _ in range(MAX_AUTOMATIC_EVENTS_PER_CHANGE):
-            automatic = automatic_events(self.state)
+            automatic = automatic_events(state)
             if not automatic:
-                return
+                return made
             event = check_event_shape(automatic[0])
             try:
-                new_state = apply_checked(self.engine, self.state, event)
+                state = apply_checked(self.engine, state, event)
             except (IllegalEvent, SessionError) as error:
                 # The engine refusing its own automatic event is its bug: the submitted change stands.
                 self.warnings.append(Message('the automatic %(event)s was refused: %(error)s', event=repr(event.get('type')), error=error))
-                return
-            try:
-                entry = self._record("event", event, ENGINE_SOURCE)
-            except StoreConflict:
-                # Another server changed the table meanwhile: take its changes and ask the engine again.
-                self._catch_up()
-                continue
-            except StoreUnavailable as error:
-                # The submitted change is stored; the next change makes the automatic event due again.
-                self.warnings.append(Message('the automatic %(event)s was not stored: %(error)s', event=repr(event.get('type')), error=error))
-                return
-            self.state = new_state
-            self._active.append(_Active(event, ENGINE_SOURCE, entry.seq))
-            self._published(entry)
+                return made
+            made.append((event, ENGINE_SOURCE, None, state))
         self.warnings.append(Message("the engine kept making automatic events: stopped after %(count)s",
                                      count=MAX_AUTOMATIC_EVENTS_PER_CHANGE))
+        return made
 
     def undo(self, source: str = "referee", expected: int | None = None, key: str | None = None,
              undoes: int | None = None) -> JournalEntry:
@@ -446,13 +441,23 @@ class Table:
             raise Conflict(Message('the table is at revision %(seq)s, not %(expected)s: look at it again and retry', seq=self.seq, expected=expected))
 
     def _record(self, kind: str, event: dict | None, source: str, key: str | None = None) -> JournalEntry:
+        entry = self._record_all([(kind, event, source, key)])[0]
+        self._advance(entry)
+        return entry
+
+    def _record_all(self, changes: list[tuple[str, dict | None, str, str | None]]) -> list[JournalEntry]:
+        """Journals (kind, event, source, key) changes at the next revisions, in one write: all or none. The
+        table's revision then moves on entry by entry (:meth:`_advance`), each published with its own state."""
         if self._last_snapshot is None or self._last_snapshot[0] != self.seq:
-            self._last_snapshot = (self.seq, self._snapshot_unlocked())  # the view this change is a patch of
-        entry = JournalEntry(self.seq + 1, kind, event, source, self.clock(), key)
-        self.store.append(self.id, entry)  # raises before anything in memory changes
+            self._last_snapshot = (self.seq, self._snapshot_unlocked())  # the view the first change is a patch of
+        at = self.clock()
+        entries = [JournalEntry(self.seq + n, kind, event, source, at, key) for n, (kind, event, source, key) in enumerate(changes, 1)]
+        self.store.append(self.id, entries[0] if len(entries) == 1 else entries)  # raises before anything in memory changes
+        return entries
+
+    def _advance(self, entry: JournalEntry) -> None:
         self._seq = entry.seq
         self._recent.append(entry)
-        return entry
 
     def _published(self, entry: JournalEntry) -> None:
         """After a change: the patch from the previous view for resuming streams, then wake everyone."""

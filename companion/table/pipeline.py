@@ -20,8 +20,12 @@ tracking logic can feed :class:`Detections` directly while the end-to-end path u
 """
 from __future__ import annotations
 
+import builtins
 import collections
+import io
+import pickle
 import time as _time
+import zlib
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
@@ -413,9 +417,10 @@ class TablePipeline:
         self.last_detections = detections
         refreshes = self.locator.refreshes if self.locator is not None else 0
         # the very readings of the last frame again (an incremental reader that saw no change, or the same
-        # posted readings): the tracker counts them as no new look
-        repeated = self._observed is not None and self._observed[0] is detections
-        if repeated and self._observed[1] == refreshes:
+        # posted readings), or the held last frame read once more (the same pixels): no new look
+        same = self._observed is not None and self._observed[0] is detections
+        repeated = same or (held and self.tracker.held_since is not None)
+        if same and self._observed[1] == refreshes:
             observations = self._observed[2]
         else:
             observations = self.observations(detections, frame)
@@ -457,6 +462,33 @@ class TablePipeline:
         step = self.config.flush_step_seconds
         return [last_time + k * step for k in range(1, int(seconds / step) + 1)]
 
+    # -- saved and resumed (a feed taken over by another server) ----------------------------------------
+    def saved(self) -> bytes:
+        """What this pipeline knows of the table, as bytes: the tracker's cards (where each lies, what it
+        read), the binding's game and what it knows of each card, the mat. :meth:`resumed` reads it back,
+        so a feed that another server takes over goes on from what the table had settled: a card lying on
+        the mat at the takeover is seen leaving it, none is seen arriving again."""
+        state = {key: value for key, value in vars(self).items() if key not in UNSAVED}
+        return zlib.compress(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL), 1)
+
+    @classmethod
+    def resumed(cls, data: bytes, detector: Detector) -> "TablePipeline":
+        """A pipeline from :meth:`saved`'s bytes, reading with ``detector``. PipelineNotResumable when they are
+        not a saved pipeline this version can read (then start a new one)."""
+        try:
+            state = _ResumingUnpickler(io.BytesIO(zlib.decompress(data))).load()
+        except Exception as error:   # anything a damaged or foreign pickle raises
+            raise PipelineNotResumable(f"not a saved pipeline: {error}") from None
+        if not isinstance(state, dict) or not isinstance(state.get("tracker"), Tracker) or not isinstance(state.get("config"), PipelineConfig):
+            raise PipelineNotResumable("not a saved pipeline")
+        pipeline = cls.__new__(cls)
+        pipeline.__dict__.update(state)
+        pipeline.detector = reads_incrementally(detector) if pipeline.config.incremental else detector
+        pipeline._detector_at_scale = None
+        pipeline.history = collections.deque(maxlen=pipeline.config.history_limit)
+        pipeline._observed = pipeline._grouped = pipeline.last_detections = None
+        return pipeline
+
     def summary(self) -> dict:
         return {
             "game": self.game,
@@ -470,6 +502,40 @@ class TablePipeline:
             "notices": list(self.notices),
             "state": self.binding.view(),
         }
+
+
+# What a saved pipeline (TablePipeline.saved) may be built of when it is read back: the project's own
+# classes, numpy's arrays and the plain containers. The bytes come from the venue's own database, but a
+# pickle may call anything it names, so nothing else is let in (no function, no module outside these).
+RESUMABLE_MODULES = ("companion.", "calibration.")
+RESUMABLE_BUILTINS = frozenset({"set", "frozenset", "list", "dict", "tuple", "int", "float", "str", "bool", "complex",
+                                "bytes", "bytearray", "slice", "range"})
+RESUMABLE_LIBRARY = frozenset({("collections", "deque"), ("collections", "OrderedDict"), ("collections", "Counter"),
+                               ("collections", "defaultdict"), ("copyreg", "_reconstructor"),
+                               ("companion.messages", "_rebuild")})   # how a Message pickles itself
+# Caches and per-frame results a resumed pipeline builds again: not saved.
+UNSAVED = frozenset({"detector", "_detector_at_scale", "history", "_observed", "_grouped", "last_detections"})
+
+
+class PipelineNotResumable(ValueError):
+    """A saved pipeline that cannot be read back here (made by another version, or not a pipeline at all)."""
+
+
+class _ResumingUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str):
+        if "." not in name:
+            if (module, name) in RESUMABLE_LIBRARY:
+                return super().find_class(module, name)
+            if module.startswith(RESUMABLE_MODULES):
+                found = super().find_class(module, name)
+                if isinstance(found, type):
+                    return found
+            elif module == "builtins" and name in RESUMABLE_BUILTINS:
+                return getattr(builtins, name)
+            elif module.split(".")[0] == "numpy" and (name in ("ndarray", "dtype", "_reconstruct", "_frombuffer", "scalar")
+                                                     or name.endswith("DType")):
+                return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"a saved pipeline may not name {module}.{name}")
 
 
 def build_pipeline(game: str, detector: Detector, setup: dict, setup_events: list[dict] | None = None,

@@ -26,7 +26,7 @@ ZoneOf = Callable[[tuple[float, float]], "str | None"]
 class TrackerConfig:
     settle_seconds: float = 0.6          # seen this long, steadily, before a card counts
     remove_after_seconds: float = 2.0    # absent this long on clear frames before a card is removed
-    remove_after_frames: int = 3         # ... and in at least this many clear frames (a slow detector)
+    remove_after_frames: int = 3         # ... and in at least this many clear frames read anew (a slow detector)
     forget_candidate_seconds: float = 0.5  # an unsettled sighting unseen this long is noise
     match_distance: float = 40.0         # table units (mm on a mat): how far a card may drift between frames
     steady_fraction: float = 0.6         # of the frames in the settle window that must show the card
@@ -52,6 +52,26 @@ class TrackerConfig:
     # vision_models/still_table.py: an AH "moved" twice in 4 s without being touched).
     moves_within_zone: bool = False
     within_zone_move_distances: float = 2.0
+    # Hysteresis: a settled card changes code (another face, turned) only when, since the new reading
+    # took over, it has been read as steadily as a new card must be (steady_fraction of the frames read
+    # anew) and outweighs the card's own readings (confidence-weighted) this many times. A card swapped or
+    # turned is not read as itself any more (its own weight drops to nothing: the change comes as promptly
+    # as before); a classifier flickering between two readings of a still card reads it as itself now
+    # and then, and changes nothing. Real webcam photos held still (vision_models/still_table.py, 51
+    # clips, 2026-12-02): extra changes 12 (incremental) / 18 (every frame read in full) at 1 or 2,
+    # 10 / 16 at 4 and at 8.
+    change_margin: float = 4.0
+    # A card is placed, or changes, only once read anew in this many frames: one look handed back by an
+    # incremental reader over a still table until its next recheck proves no more than the look itself.
+    # (Steadiness, votes and absence are all counted in frames read anew; that, not this number, is what
+    # took the still clips' extra changes from 42 / 36 to 10 / 16; 1 and 2 measure alike there, 3 lost
+    # recall on the incremental clips.)
+    settle_looks: int = 2
+    # A new card must have been read steadily over its life, up to this long, not only over the last
+    # settle_seconds: a card seen in a third of the frames is steady by chance in some 0.6 s. Still clips:
+    # extra changes 16 / 16 at 0.6 s, 10 / 16 at 1.2 s, 10 / 16 at 2 s (F1 0.847 / 0.847, 0.841 / 0.845,
+    # 0.839 / 0.846). Time to settle a card read in every frame is unchanged (settle_seconds).
+    steady_seconds: float = 1.2
 
     def sure_for(self, code: str) -> float:
         """The median confidence below which a settled reading of ``code`` is asked about."""
@@ -76,6 +96,12 @@ class TrackerConfig:
                 raise ValueError(f"need 0 <= min_confidence <= {name} <= 1")
         if self.copies < 1:
             raise ValueError("copies must be at least 1")
+        if self.settle_looks < 1:
+            raise ValueError("settle_looks must be at least 1")
+        if self.steady_seconds < self.settle_seconds:
+            raise ValueError("steady_seconds must be at least settle_seconds")
+        if self.change_margin < 1:
+            raise ValueError("change_margin must be at least 1 (a change outweighs the card's own readings)")
 
 
 # A sighting, one frame's reading of a track, is a plain tuple (time, code, confidence, look): Python's
@@ -83,9 +109,14 @@ class TrackerConfig:
 # ~360,000 of them (240 per card); as objects its full collections stalled every request for up to
 # 140 ms (benchmarks/load_venue.py).
 # ``look`` is False where the frame brought no new reading (an incremental reader that saw no change
-# hands back its last frame's cards): time passes and the card is still there, but nobody looked again.
+# hands back its last frame's cards): time passes and the card is still there, but nobody looked again,
+# so such a sighting is no further evidence of what the card is.
 _TIME, _CODE, _CONFIDENCE, _LOOK = 0, 1, 2, 3
 _Sighting = tuple
+
+# A card lifted and laid elsewhere may still be read where it lay in the frame its new place is first
+# read (the hand lifting it); read there in more frames since, it is another reading, not one card moved.
+TWIN_OVERLAP_FRAMES = 1
 
 
 @dataclass
@@ -142,6 +173,7 @@ class Tracker:
         self._next_id = 1
         self._last_time: float | None = None
         self._frame_times: deque = deque(maxlen=600)
+        self._look_times: deque = deque(maxlen=600)   # the frames read anew (see _LOOK)
         # The time of the last real frame once the input has ended and its last frame is being held
         # (so late cards can settle): from then on only readings steady before it may settle.
         self.held_since: float | None = None
@@ -172,6 +204,8 @@ class Tracker:
         self._last_time = time
         self._frame_times.append(time)
         look = not repeated
+        if look:
+            self._look_times.append(time)
         observations = [o for o in observations if o.confidence >= cfg.min_confidence]
         matches, unmatched = self._associate(observations)
         events: list[TableEvent] = []
@@ -248,9 +282,13 @@ class Tracker:
             return []
         if time - track.first_seen < cfg.settle_seconds - 1e-9 or track.last_seen < time:
             return []   # too new, or not in this frame: a card settles only while it is seen
-        window = track.recent(time, cfg.settle_seconds)
-        frames = sum(1 for t in self._frame_times if t >= time - cfg.settle_seconds - 1e-9)
-        if not window or len(window) < cfg.steady_fraction * frames:
+        # steadiness and the vote are over the frames read anew: a reading handed back unread is the same look
+        span = max(cfg.settle_seconds, min(cfg.steady_seconds, time - track.first_seen))
+        window = [s for s in track.recent(time, span) if s[_LOOK]]
+        looks = sum(1 for t in self._look_times if t >= time - span - 1e-9)
+        if not window or len(window) < cfg.steady_fraction * looks:
+            return []
+        if sum(1 for s in track.sightings if s[_LOOK]) < cfg.settle_looks:
             return []
         code, confidence = _vote(window)
         if code is None:
@@ -345,8 +383,12 @@ class Tracker:
         displacements agree best (a hand moves a group rigidly) wins, shorter moves breaking ties.
         """
         now = self._last_time
+        # a card is never in two places at once: one still read where it lay after the new reading began
+        # (a second reading of it, or a card whose reading jumps between two places) has not moved there
+        # (a real webcam's AD, held still, "moved" that way)
         gone = [t for t in self.tracks if t.settled and t is not exclude and t.code == code
-                and now - t.last_seen > self.config.forget_candidate_seconds / 2]
+                and now - t.last_seen > self.config.forget_candidate_seconds / 2
+                and _seen_since(t, exclude.first_seen) <= TWIN_OVERLAP_FRAMES]
         if len(gone) <= 1:
             return gone[0] if gone else None
         arrivals = [exclude] + [t for t in self.tracks if not t.settled and t is not exclude
@@ -378,7 +420,8 @@ class Tracker:
         if track.last_seen < time:
             if clear:
                 track.missing += dt
-                track.missed_frames += 1
+                # a frame handed back unread shows the card as missing as the last look did, no more
+                track.missed_frames += int(self._look_times[-1] == time) if self._look_times else 1
             if track.missing >= cfg.remove_after_seconds - 1e-9 and track.missed_frames >= cfg.remove_after_frames:
                 self.tracks.remove(track)
                 return [TableEvent("removed", track.code, track.zone, time, track.id, track.position, face=track.face)]
@@ -393,7 +436,8 @@ class Tracker:
         if code is not None and code != track.code and _share(window, code) >= cfg.steady_fraction and not fresh_in_hold:
             if track.pending_code != code:
                 track.pending_code, track.pending_code_since = code, time
-            changed = time - track.pending_code_since >= cfg.settle_seconds - 1e-9
+            changed = time - track.pending_code_since >= cfg.settle_seconds - 1e-9 and \
+                self._outweighs(track, code, time - track.pending_code_since)
         else:
             track.pending_code = None
         if changed:
@@ -444,6 +488,22 @@ class Tracker:
                 events += self._moved_within_zone(track, time)
         return events
 
+    def _outweighs(self, track: Track, code: str, seconds: float) -> bool:
+        """Whether ``code`` has been read, over the last ``seconds``, as steadily as a new card must be (in
+        ``steady_fraction`` of the frames read anew, and ``settle_looks`` of them at least), and there
+        outweighs the card's own readings ``change_margin`` times (confidence-weighted). A card seen now
+        and then, read one way one time and another the next, changes nothing."""
+        cfg = self.config
+        weight: Counter = Counter()
+        looks = 0
+        for sighting in track.recent(self._last_time, seconds):
+            if sighting[_LOOK]:
+                weight[sighting[_CODE]] += sighting[_CONFIDENCE]
+                looks += sighting[_CODE] == code
+        frames = sum(1 for t in self._look_times if t >= self._last_time - seconds - 1e-9)
+        return looks >= max(cfg.settle_looks, cfg.steady_fraction * frames) and \
+            weight[code] >= cfg.change_margin * weight[track.code]
+
     def _moved_within_zone(self, track: Track, time: float) -> list[TableEvent]:
         """A settled card come to rest farther than the match distance from where it was last reported,
         for ``settle_seconds``: moved, though its zone is the same."""
@@ -459,6 +519,11 @@ class Tracker:
         track.rest, track.pending_rest = track.position, None
         return [TableEvent("moved", track.code, track.zone, time, track.id, track.position, face=track.face,
                            previous_zone=track.zone)]
+
+
+def _seen_since(track: Track, moment: float) -> int:
+    """In how many frames from ``moment`` on the track was read."""
+    return sum(1 for s in track.sightings if s[_TIME] >= moment - 1e-9)
 
 
 def _majority(sightings) -> str | None:

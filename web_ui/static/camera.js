@@ -113,6 +113,38 @@ window.Camera = (() => {
     $("camera-close").addEventListener("click", () => { clearInterval(viewTimer); $("camera-dialog").close(); });
     $("camera-dialog").addEventListener("close", () => clearInterval(viewTimer));
 
+    // -- sending frames: the server reads them (the fallback when this phone cannot read its own cards)
+    function startFrames() {
+      const canvas = document.createElement("canvas");
+      let busy = false;
+      document.body.dataset.reader = "frames";
+      timer = setInterval(async () => {
+        if (busy || !video.videoWidth) return;
+        busy = true;
+        canvas.width = video.videoWidth; canvas.height = video.videoHeight;
+        canvas.getContext("2d").drawImage(video, 0, 0);
+        const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.8));
+        try {
+          const response = await fetch(apiUrl + "/frames", { method: "POST", headers: { "Content-Type": "image/jpeg", "X-Referee-Pin": getPin() || "" }, body: blob });
+          const data = await response.json().catch(() => ({}));
+          const sending = _("Sending frames… (%(width)s×%(height)s)", { width: data.width, height: data.height });
+          status.textContent = response.ok ? (fallbackReason ? fallbackReason + " " + sending : sending)
+            : _("Frame refused: %(error)s", { error: data.error || response.status });
+          if (response.ok) document.body.dataset.framesSent = String(Number(document.body.dataset.framesSent || 0) + 1);
+        } finally { busy = false; }
+      }, 700);
+    }
+
+    // -- reading here: the phone reads its own cards (reader_worker.js) and sends what it read
+    let reading = null, fallbackReason = "";
+    function fallBack(reason) {
+      if (reading) { reading.stop(); reading = null; }
+      fallbackReason = reason;
+      document.body.dataset.readerFallback = reason;
+      status.textContent = reason;
+      if (stream) startFrames();
+    }
+
     $("camera-phone").addEventListener("click", async () => {
       if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
         status.textContent = _("This page cannot use the camera: open it over HTTPS (companion serve --https).");
@@ -127,22 +159,11 @@ window.Camera = (() => {
       }
       video.srcObject = stream; video.hidden = false; await video.play();
       $("camera-stop").hidden = false;
-      const canvas = document.createElement("canvas");
-      let busy = false;
-      timer = setInterval(async () => {
-        if (busy || !video.videoWidth) return;
-        busy = true;
-        canvas.width = video.videoWidth; canvas.height = video.videoHeight;
-        canvas.getContext("2d").drawImage(video, 0, 0);
-        const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.8));
-        try {
-          const response = await fetch(apiUrl + "/frames", { method: "POST", headers: { "Content-Type": "image/jpeg", "X-Referee-Pin": getPin() || "" }, body: blob });
-          const data = await response.json().catch(() => ({}));
-          status.textContent = response.ok ? _("Sending frames… (%(width)s×%(height)s)", { width: data.width, height: data.height })
-            : _("Frame refused: %(error)s", { error: data.error || response.status });
-          if (response.ok) document.body.dataset.framesSent = String(Number(document.body.dataset.framesSent || 0) + 1);
-        } finally { busy = false; }
-      }, 700);
+      fallbackReason = "";
+      status.textContent = _("Starting this phone's card reader…");
+      reading = window.PhoneReader.start({ video, apiUrl, getPin, modelsUrl: view.closest("dialog").dataset.models,
+        workerUrl: view.closest("dialog").dataset.readerWorker,
+        onStatus: (text) => { status.textContent = text; }, onFallback: fallBack });
     });
     $("camera-server").addEventListener("click", async () => {
       const response = await fetch(apiUrl + "/camera", { method: "POST", headers: { "Content-Type": "application/json", "X-Referee-Pin": getPin() || "" }, body: JSON.stringify({ use: "server" }) });
@@ -152,6 +173,7 @@ window.Camera = (() => {
     });
     $("camera-stop").addEventListener("click", () => {
       clearInterval(timer);
+      if (reading) { reading.stop(); reading = null; }
       if (stream) stream.getTracks().forEach((t) => t.stop());
       stream = null; video.hidden = true; $("camera-stop").hidden = true;
     });

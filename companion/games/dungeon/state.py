@@ -41,6 +41,10 @@ class FrozenMap(Mapping[str, Any]):
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("FrozenMap is immutable")
 
+    def __reduce__(self) -> tuple[type["FrozenMap"], tuple[dict[str, Any]]]:
+        """Pickled as the mapping it holds (a table pipeline's saved state holds a game's state)."""
+        return (FrozenMap, (self._data,))
+
     def __repr__(self) -> str:
         return f"FrozenMap({self._data!r})"
 

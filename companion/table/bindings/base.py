@@ -58,6 +58,15 @@ class Binding:
             self.state = self.engine.apply(self.state, event)  # a bad setup event is the caller's error
             self.events.append(dict(event))
 
+    def __getstate__(self) -> dict:
+        """Everything but the engine, which holds no game (its rules only) and is made again from the game's
+        name: a table's pipeline is saved for the server that takes its feed over (TablePipeline.saved)."""
+        return {key: value for key, value in self.__dict__.items() if key != "engine"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.engine = get_engine(self.game)
+
     @classmethod
     def card_copies(cls, setup: Mapping[str, Any]) -> int:
         """How many copies of one card the table can hold at once (decks in play): the tracker's limit."""

@@ -1,0 +1,142 @@
+/* The phone reads its own cards (issue 23): frames from its camera go to reader_worker.js (the shipped
+   networks in onnxruntime-web, companion.vision's pre/post-processing), what it reads is posted to
+   POST /api/tables/<id>/detections at the rate it can read, a still of the frame when the server asks
+   (want_frame: it finds the mat in it), the closer look sized by the index size the server answers.
+   When this phone cannot (no WebAssembly, no runtime or models on the server, the models fail to load,
+   it reads too slowly, the server refuses its readings) ``onFallback`` gets the reason, in the page's
+   language, and camera.js sends frames instead. */
+"use strict";
+window.PhoneReader = (() => {
+  // As a table computer posts (companion/table/remote.py): the server takes 10 a second per table.
+  const MAX_POSTS_PER_SECOND = 8;
+  // Loading both networks into WebAssembly: a few seconds on a phone, more on a loaded laptop.
+  const INIT_TIMEOUT_MS = 120000;
+  const READ_TIMEOUT_MS = 60000;
+  // A phone judged by its last few frames, not its first (the first runs also compile the kernels).
+  const SLOW_AFTER_READS = 3;
+  const STILL_QUALITY = 0.85;   // the table computer's STILL_JPEG_QUALITY
+  const BACKOFF_START_MS = 500, BACKOFF_MAX_MS = 30000;
+
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const round = (value, digits) => Math.round(value * 10 ** digits) / 10 ** digits;
+  const median = (values) => { const s = [...values].sort((a, b) => a - b), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+
+  function still(canvas) {
+    return new Promise((resolve) => canvas.toBlob((blob) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(String(reader.result).split(",", 2)[1]);
+      reader.readAsDataURL(blob);
+    }, "image/jpeg", STILL_QUALITY));
+  }
+
+  function start({ video, apiUrl, getPin, modelsUrl, workerUrl, onStatus, onFallback }) {
+    let stopped = false, worker = null, waiting = null;
+    const stop = () => {
+      stopped = true;
+      if (worker) worker.terminate();
+      worker = null;
+      if (waiting) waiting.reject(new Error("stopped"));
+    };
+    const fail = (reason) => { if (!stopped) { stop(); onFallback(reason); } };
+
+    /** One message to the worker and its answer (one at a time). */
+    function ask(message, transfer, timeoutMs) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(_("no answer in %(seconds)s s", { seconds: timeoutMs / 1000 }))), timeoutMs);
+        waiting = {
+          resolve: (value) => { clearTimeout(timer); waiting = null; resolve(value); },
+          reject: (error) => { clearTimeout(timer); waiting = null; reject(error); },
+        };
+        worker.postMessage(message, transfer);
+      });
+    }
+
+    function post(body) {
+      return fetch(apiUrl + "/detections", { method: "POST", body: JSON.stringify(body),
+        headers: { "Content-Type": "application/json", "X-Referee-Pin": getPin() || "" } });
+    }
+
+    async function run() {
+      if (typeof WebAssembly !== "object" || typeof Worker !== "function") {
+        return fail(_("This browser cannot run the card reader (no WebAssembly): sending frames to the server instead."));
+      }
+      const response = await fetch(modelsUrl).catch(() => null);
+      if (!response || !response.ok) return fail(_("The server has no models for this phone to read with: sending frames to the server instead."));
+      const models = await response.json();
+      if (!models.reader.enabled) return fail(_("This server reads the cards of every table itself: sending frames to the server."));
+      if (!models.runtime) {
+        return fail(_("The card reader for phones is not installed on this server (scripts/setup.sh installs it): sending frames to the server instead."));
+      }
+      worker = new Worker(workerUrl);
+      worker.onmessage = (event) => {
+        if (!waiting) return;
+        if (event.data.type === "error") waiting.reject(new Error(event.data.message)); else waiting.resolve(event.data);
+      };
+      worker.onerror = (event) => { event.preventDefault(); if (waiting) waiting.reject(new Error(event.message || "worker error")); };
+      let ready;
+      try {
+        ready = await ask({ type: "init", models }, [], INIT_TIMEOUT_MS);
+      } catch (error) {
+        return fail(_("This phone's card reader could not start (%(error)s): sending frames to the server instead.", { error: error.message }));
+      }
+      if (stopped) return;
+      document.body.dataset.reader = "browser";
+      const slowMs = models.reader.slow_read_ms;
+      const feed = "phone-" + Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, "0")).join("");
+      const canvas = document.createElement("canvas"), context = canvas.getContext("2d", { willReadFrequently: true });
+      const started = performance.now(), times = [];
+      let seq = 0, wantFrame = true, indexPx = null, backoff = BACKOFF_START_MS;
+      while (!stopped) {
+        const began = performance.now();
+        if (!video.videoWidth) { await sleep(100); continue; }
+        const width = video.videoWidth, height = video.videoHeight;
+        canvas.width = width; canvas.height = height;
+        context.drawImage(video, 0, 0, width, height);
+        const time = (performance.now() - started) / 1000;
+        const pixels = context.getImageData(0, 0, width, height).data;
+        const read = await ask({ type: "read", id: seq, width, height, rgba: pixels.buffer, indexPx }, [pixels.buffer], READ_TIMEOUT_MS);
+        if (stopped) return;
+        times.push(read.ms);
+        const recent = median(times.slice(-SLOW_AFTER_READS));
+        if (times.length >= SLOW_AFTER_READS && recent > slowMs) {
+          return fail(_("This phone reads too slowly (%(ms)s ms a frame): sending frames to the server instead.", { ms: Math.round(recent) }));
+        }
+        const box = (b) => [round(Math.max(0, b[0]), 2), round(Math.max(0, b[1]), 2), round(Math.min(width, b[2]), 2), round(Math.min(height, b[3]), 2)];
+        const body = {
+          frame: { width, height, time: round(time, 4), seq, feed },
+          indices: read.indices.map((r) => ({ box: box(r.box), score: round(r.score, 4), code: r.code, code_score: round(r.code_score, 4), turn: r.turn })),
+          backs: read.backs.map((b) => ({ box: box(b.box), score: round(b.score, 4) })),
+          reader: { kind: "browser", backend: ready.backend, ms: round(read.ms, 1), models: models.models, deck: null },
+        };
+        if (wantFrame) body.mat_frame = await still(canvas);
+        seq += 1;
+        const answer = await post(body).catch(() => null);
+        if (stopped) return;
+        if (!answer || answer.status >= 500) {
+          onStatus(_("No answer from the server: trying again in %(seconds)s s", { seconds: backoff / 1000 }));
+          await sleep(backoff);
+          backoff = Math.min(BACKOFF_MAX_MS, backoff * 2);
+          continue;
+        }
+        backoff = BACKOFF_START_MS;
+        const data = await answer.json().catch(() => ({}));
+        if (answer.status === 429) { await sleep(1000 * (Number(answer.headers.get("Retry-After")) || 1)); continue; }
+        if (!answer.ok) {
+          return fail(_("The server refused this phone's readings (%(error)s): sending frames to the server instead.", { error: data.error || answer.status }));
+        }
+        wantFrame = Boolean(data.want_frame);
+        indexPx = data.index_px == null ? null : data.index_px;
+        document.body.dataset.detectionsSent = String(Number(document.body.dataset.detectionsSent || 0) + 1);
+        onStatus(_("This phone reads the cards itself: %(ms)s ms a frame, %(cards)s in view.", { ms: Math.round(read.ms), cards: (data.cards || []).length }));
+        await sleep(Math.max(0, 1000 / MAX_POSTS_PER_SECOND - (performance.now() - began)));
+      }
+    }
+
+    run().catch((error) => {
+      fail(_("This phone's card reader stopped (%(error)s): sending frames to the server instead.", { error: error.message }));
+    });
+    return { stop };
+  }
+
+  return { start };
+})();
