@@ -5,13 +5,15 @@ English must fit too (English lines are longer).
 
 The screens: the start page for each game, a join error, each game's rules page and a table's, the
 table page of each game in its phases (Kingdoms mid-round and between rounds; Guilds and Dungeon
-choosing guilds, a treasure, a fight; The Chosen at the start, mid-way and at the vault), as the
+choosing guilds, a treasure, a fight, a trap; The Chosen at the start, mid-way and at the vault), as the
 watcher and as the referee, its dialogs (join code, PIN, card picker, event, the camera's question,
-the camera view with a feed reading the Kingdoms demo), and the teach-your-deck page.
+the camera view with a feed reading the Kingdoms demo, and without a feed), a refused placement's
+message, and the teach-your-deck page before and after it read a photo of a deck.
 """
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -81,6 +83,7 @@ def tables(base, app):
                                     {"type": "commit", "player": "Bo", "card": "2D"}, {"type": "commit", "player": "Cy", "card": "4C"},
                                     {"type": "reveal", "card": "9D"}, {"type": "reveal", "card": "2C"},
                                     {"type": "commit", "player": "Ann", "card": "JS"})
+    made["dungeon trap"] = dungeon(base, *GUILDS, {"type": "reveal", "card": "SJ"})
     made["chosen start"] = chosen(base)
     made["chosen mid-way"] = chosen(base, {"type": "chip", "onto": "Bo"}, {"type": "end_turn"},
                                     {"type": "send", "card": "QD", "medicine": [], "discard": []},
@@ -90,6 +93,30 @@ def tables(base, app):
                                          *[{"type": "end_turn"}] * 7)
     names |= {table["id"] for table in made.values()}
     return made, names
+
+
+def ask_about_a_ring(app, table_id):
+    """A camera question about a card at The Chosen's departure zone, as the tracker asks it."""
+    from companion.messages import CardName, Message
+    from companion.session.questions import Question
+
+    book = app.extensions["camera"].book(app.extensions["registry"].get(table_id))
+    book.add(Question(book.next_id(), Message("did %(code)s become %(code2)s? the camera is only %(confidence)s sure",
+                                              code=CardName("QD"), code2=CardName("QH"), confidence="51%"),
+                      "overlap", "departure", ["QD", "QH"], track=5))
+
+
+def deck_photo(folder):
+    """A photo of a whole deck face up (the drawn deck, dealt in rows), for the teach page to read."""
+    import cv2
+
+    from companion.vision.decks.profile import DECK_CODES
+    from helpers.decks import spread
+
+    image, _ = spread(list(DECK_CODES))
+    path = folder / "deck.jpg"
+    cv2.imwrite(str(path), image)
+    return path
 
 
 def watch_the_kingdoms_demo(app):
@@ -124,7 +151,7 @@ def watch_the_kingdoms_demo(app):
     return {"id": table.id, "pin": pin}, {table.id, *(p["name"] for p in truth["setup"]["players"])}
 
 
-def screens(page, made):
+def screens(page, made, photo):
     """Goes through every screen; yields each one's name once it shows."""
     page.goto("/")
     page.wait_for_selector("#player-rows .player-row")
@@ -157,6 +184,25 @@ def screens(page, made):
         page.reload()
         page.wait_for_selector("body[data-live='1']")
         yield f"{name}, referee"
+        if name == "kingdoms mid-round":
+            page.locator(".kcell.empty").first.click()
+            page.wait_for_selector("#picker-dialog[open]")
+            page.locator("#picker button.pick[data-card='6C']").click()   # ♣6 is no Kingdoms card: refused
+            page.wait_for_selector("#message.error:not([hidden])")
+            yield "a refused placement"
+        if name == "dungeon choosing guilds":
+            page.click("#camera-open")
+            page.wait_for_selector("#camera-dialog[open]")
+            yield "camera dialog, no camera yet"
+            page.click("#camera-phone")   # this browser has no camera: the page says why, in words
+            page.locator("#camera-status", has_text=re.compile("[:：]")).wait_for()   # (CSP: no wait_for_function)
+            yield "this phone's camera, refused"
+            page.click("#camera-close")
+        if name == "chosen at the vault":
+            page.locator(".ring.departure .ask-badge").click()
+            page.wait_for_selector("#question-dialog[open]")
+            yield "the camera's question about a ring"
+            page.click("#question-cancel")
         if name == "kingdoms, the demo's camera":
             page.locator(".kcell.empty:not(.asked)").first.click()
             page.wait_for_selector("#picker-dialog[open]")
@@ -176,6 +222,12 @@ def screens(page, made):
             page.click("#event-cancel")
     page.goto("/decks/teach")
     yield "teach your deck"
+    page.fill("#deck-name", "home")
+    page.set_input_files("#deck-photos", str(photo))
+    with page.expect_response(lambda r: r.url.endswith("/api/decks/drafts"), timeout=180_000):
+        page.click("#read-button")
+    page.wait_for_selector("#teach-photos img")
+    yield "teach your deck, its photo read"
     page.goto(f"/decks/teach?table={made['chosen start']['id']}")
     page.evaluate("document.getElementById('use-deck').hidden = false")   # what a saved deck shows
     yield "teach your deck, from a table"
@@ -195,17 +247,18 @@ def served(tmp_path_factory):
     with running_server(tmp_path_factory.mktemp("chinese"), SSE_MAX_SECONDS=60.0) as (base, app):
         made, names = tables(base, app)
         made["kingdoms, the demo's camera"], demo_names = watch_the_kingdoms_demo(app)
-        names |= demo_names
-        yield base, made, names
+        names |= demo_names | {"home"}   # the deck's name, as typed on the teach page
+        ask_about_a_ring(app, made["chosen at the vault"]["id"])
+        yield base, made, names, deck_photo(tmp_path_factory.mktemp("photo"))
 
 
 @pytest.mark.parametrize("width", [390, NARROW_PHONE_PX])
 def test_every_screen_in_chinese_has_no_english_fits_and_passes_axe(browser, served, width):
-    base, made, names = served
+    base, made, names, photo = served
     page, errors = phone(browser, base, width, "zh-CN")
     problems = {}
     shown = []
-    for name in screens(page, made):
+    for name in screens(page, made, photo):
         page.wait_for_timeout(150)
         assert page.evaluate("document.documentElement.lang") == "zh-Hans", name
         found = [f"English: {text!r}" for text in english_left(visible_text(page), PROPER_NAMES | CODES | names)]
@@ -213,17 +266,17 @@ def test_every_screen_in_chinese_has_no_english_fits_and_passes_axe(browser, ser
         if found:
             problems[name] = found
         shown.append(name)
-    assert len(shown) == 34, shown
+    assert len(shown) == 41, shown
     assert problems == {}, json.dumps(problems, indent=1, ensure_ascii=False)
     assert errors == []
 
 
 @pytest.mark.parametrize("width", [390, NARROW_PHONE_PX])
 def test_every_screen_in_english_fits(browser, served, width):
-    base, made, _names = served
+    base, made, _names, photo = served
     page, errors = phone(browser, base, width, "en-GB")
     problems = {}
-    for name in screens(page, made):
+    for name in screens(page, made, photo):
         page.wait_for_timeout(150)
         assert page.evaluate("document.documentElement.lang") == "en", name
         found = layout_problems(page)
@@ -236,7 +289,7 @@ def test_every_screen_in_english_fits(browser, served, width):
 def test_the_checker_finds_english_and_overlap(browser, served):
     """The checks above can fail: an English sentence on a Chinese page is found (a card code, a path
     and an allowed name are not), and so are text on text and a page wider than the screen."""
-    base, made, names = served
+    base, _made, names, _photo = served
     page, _ = phone(browser, base, NARROW_PHONE_PX, "zh-CN")
     page.goto("/")
     page.evaluate("""() => {

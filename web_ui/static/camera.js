@@ -8,6 +8,14 @@ window.Camera = (() => {
   const QUESTION_POLL_MS = 3000;
 
   const STATE_WORDS = { settled: N_("settled"), settling: N_("settling"), question: N_("question") };
+  // Why the browser gave no camera, by its error's name: its own message is in the browser's language.
+  const CAMERA_REFUSALS = {
+    NotAllowedError: N_("the camera was not allowed (allow it in the browser's site settings)"),
+    NotFoundError: N_("this phone shows no camera"),
+    NotReadableError: N_("another app is using the camera"),
+    OverconstrainedError: N_("the camera cannot give the picture asked for"),
+    SecurityError: N_("this page may not use the camera"),
+  };
   const stateWord = (state) => _(STATE_WORDS[state] || state);
 
   /** Labels over the picture: code and state only, sized for the phone, nudged apart so none overlap. */
@@ -145,7 +153,8 @@ window.Camera = (() => {
       try {
         stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment", width: { ideal: 1280 } }, audio: false });
       } catch (error) {
-        status.textContent = _("Camera refused: %(error)s", { error: error.message });
+        const reason = CAMERA_REFUSALS[error.name] ? _(CAMERA_REFUSALS[error.name]) : error.message;
+        status.textContent = _("Camera refused: %(error)s", { error: reason });
         return;
       }
       video.srcObject = stream; video.hidden = false; await video.play();

@@ -27,6 +27,23 @@
     }));
   }
 
+  // The room a card's label takes ("#53 10H ?" at the label's size, a finger's height): the photo is shown
+  // at least large enough that no two labels overlap, at most MAX_PHOTO_PX wide (two readings of one spot).
+  const LABEL_W_PX = 72, LABEL_H_PX = 48, MAX_PHOTO_PX = 4000;
+
+  /** Screen pixels per photo pixel that keep the labels (at each card's top-left corner) apart: each pair
+      of cards needs to be a label's width apart across, or a label's height apart down. */
+  function labelScale(cards, photoWidth) {
+    let scale = 0;
+    for (let i = 0; i < cards.length; i++) {
+      for (let j = i + 1; j < cards.length; j++) {
+        const dx = Math.abs(cards[i].box[0] - cards[j].box[0]), dy = Math.abs(cards[i].box[1] - cards[j].box[1]);
+        scale = Math.max(scale, Math.min(dx ? LABEL_W_PX / dx : Infinity, dy ? LABEL_H_PX / dy : Infinity));
+      }
+    }
+    return Math.min(scale, MAX_PHOTO_PX / photoWidth);
+  }
+
   function labelText(card, number) {
     const code = corrections[number] || card.code || "?";
     return "#" + number + " " + code + (card.sure || corrections[number] ? "" : " ?");   // card codes: the same in every language
@@ -86,6 +103,7 @@
       image.src = root.dataset.draftsUrl + "/" + draft + "/photo/" + photoIndex;
       image.alt = name;
       frame.appendChild(image);
+      frame.style.width = "max(100%, " + Math.ceil(width * labelScale(result.cards.filter((card) => card.photo === photoIndex), width)) + "px)";
       result.cards.forEach(function (card, number) {
         if (card.photo !== photoIndex) return;
         const label = document.createElement("button");
