@@ -94,6 +94,8 @@ def models():
         "classifier": {"imgsz": classifier.imgsz, "classes": list(classifier.classes), "crop_expand": found.crop_expand,
                        "normalize": "rgb/255", "f32": _file_entry(classifier.path), "int8": _file_entry(classifier.int8_path)},
         "thresholds": dict(found.thresholds),
+        # Where the frame's scale is unknown (no index size answered yet), as companion.vision reads photos.
+        "photo_thresholds": {"conf": reading.PHOTO_INDEX_CONF, "back_conf": reading.PHOTO_BACK_CONF},
         "contract": {
             "pad_value": PAD_VALUE, "max_det": 300, "max_nms": decoding._MAX_NMS, "class_offset": decoding._MAX_WH,
             "target_index_px": reading.TARGET_INDEX_PX, "tile_below_px": reading.TILE_BELOW_PX,

@@ -285,10 +285,15 @@
     const contract = models.contract, thresholds = models.thresholds;
     const target = models.detector.imgsz, cropSize = models.classifier.imgsz;
     // float32, as numpy compares its float32 scores and IoUs with them
-    const conf = f32(thresholds.conf), backConf = f32(thresholds.back_conf), iou = f32(thresholds.iou);
+    const iou = f32(thresholds.iou);
+    // As Detector.thresholds(): a frame whose index size the server has not answered (its scale unknown,
+    // as a photo's) is read at the photo thresholds, one whose scale is known at models.json's.
+    const known = { conf: f32(thresholds.conf), backConf: f32(thresholds.back_conf) };
+    const photo = models.photo_thresholds
+      ? { conf: f32(models.photo_thresholds.conf), backConf: f32(models.photo_thresholds.back_conf) } : known;
     const INDEX = contract.index_class, BACK = contract.back_class;
 
-    async function detectWindow(image, left, top, frameShape) {
+    async function detectWindow(image, left, top, frameShape, { conf, backConf }) {
       const box = fitLetterbox(image.height, image.width, target);
       const output = await detect(letterboxTensor(image, box, contract.pad_value));
       const raw = decodeYolo(output.data, output.dims, Math.min(conf, backConf), iou, contract.max_det, contract);
@@ -308,7 +313,7 @@
       return out;
     }
 
-    function measuredIndexPx(whole) {
+    function measuredIndexPx(whole, conf) {
       const sizes = [];
       for (let i = 0; i < whole.scores.length; i++) {
         if (whole.classes[i] === INDEX && whole.scores[i] > conf) {
@@ -318,9 +323,9 @@
       return sizes.length ? f32(median(sizes)) : null;   // np.median of float32 sizes is float32
     }
 
-    function windowSize(height, width, whole, indexPx) {
+    function windowSize(height, width, whole, indexPx, conf) {
       const longest = Math.max(height, width);
-      const px = indexPx != null ? indexPx : measuredIndexPx(whole);
+      const px = indexPx != null ? indexPx : measuredIndexPx(whole, conf);
       if (px == null) return null;
       if (px * target / longest >= contract.tile_below_px) return null;
       const size = pyRound(target * px / contract.target_index_px);
@@ -328,14 +333,15 @@
     }
 
     async function detectBoxes(image, indexPx) {
-      const whole = await detectWindow(image, 0, 0, null);
-      const size = windowSize(image.height, image.width, whole, indexPx);
+      const chosen = indexPx != null ? known : photo, { conf, backConf } = chosen;
+      const whole = await detectWindow(image, 0, 0, null, chosen);
+      const size = windowSize(image.height, image.width, whole, indexPx, conf);
       let raw = whole;
       if (size != null) {
         const backs = Array.from(whole.scores.keys()).filter((i) => whole.classes[i] === BACK);
         const passes = [pick(whole, backs)];
         for (const y of tileStarts(image.height, size)) {
-          for (const x of tileStarts(image.width, size)) passes.push(await detectWindow(crop(image, x, y, size, size), x, y, [image.height, image.width]));
+          for (const x of tileStarts(image.width, size)) passes.push(await detectWindow(crop(image, x, y, size, size), x, y, [image.height, image.width], chosen));
         }
         const all = concatRaw(passes), apart = Math.max(image.height, image.width) + 1;
         const shifted = all.boxes.map((v, k) => f32(v + f32(all.classes[k >> 2] * apart)));
