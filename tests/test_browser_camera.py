@@ -49,14 +49,9 @@ def write_y4m(recording: pathlib.Path, out: pathlib.Path, hold: float, final_hol
     """Every ``every``-th frame of the recording as a Y4M Chromium can play as a camera, each lasting
     ``hold`` seconds (a multiple of 1/``Y4M_FPS``); returns the frame count and the seconds one pass
     lasts. Each frame is written ``hold × Y4M_FPS`` times at a whole frame rate Chromium plays as given."""
-    capture = cv2.VideoCapture(str(recording))
-    frames = []
-    while True:
-        ok, frame = capture.read()
-        if not ok:
-            break
-        frames.append(frame)
-    capture.release()
+    from helpers.video import video_frames
+
+    frames = video_frames(recording)
     assert frames, f"{recording} has no readable frames"
     frames = frames[::every]
     frames += [frames[-1]] * max(0, round(final_hold / hold))

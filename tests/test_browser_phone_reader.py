@@ -30,15 +30,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 def recording_frames(game: str) -> list:
     from companion.table.demos import demo_dir
 
-    capture = cv2.VideoCapture(str(demo_dir(game) / "recording.mp4"))
-    frames = []
-    while True:
-        ok, frame = capture.read()
-        if not ok:
-            break
-        frames.append(frame)
-    capture.release()
-    return frames
+    from helpers.video import video_frames
+
+    return video_frames(demo_dir(game) / "recording.mp4")
 
 
 def test_without_the_runtime_the_phone_says_why_and_sends_frames(tmp_path, monkeypatch):
