@@ -162,3 +162,29 @@ def test_sixty_four_camera_viewers_hanging_up_at_once_leave_the_server_answering
         # Answered (within the client's 10 s timeout): the hang-ups freeze nothing.
         assert request(base, "GET", "/api/games")[0] == 200
         assert request(base, "GET", f"/api/tables/{table['id']}")[0] == 200
+
+
+def test_answers_small_and_larger_than_one_hand_over_arrive_whole_on_one_connection(tmp_path):
+    """A Flask answer is handed to the loop in one piece up to WHOLE_ANSWER_BYTES and in chunks above it
+    (a model file): both arrive byte for byte, one after the other on one keep-alive connection."""
+    import hashlib
+    import http.client
+    import json
+
+    assert server_module.WHOLE_ANSWER_BYTES < 3_000_000   # the int8 detector below is streamed in chunks
+    with running_server(tmp_path, CAMERA_DETECTION=False) as (base, _):
+        connection = http.client.HTTPConnection(base.split("//")[1], timeout=10)
+        connection.request("GET", "/api/models")
+        response = connection.getresponse()
+        models = json.loads(response.read())
+        assert response.status == 200
+        large = models["detector"]["int8"]
+        connection.request("GET", large["url"])
+        response = connection.getresponse()
+        data = response.read()
+        assert response.status == 200 and len(data) == large["bytes"] > server_module.WHOLE_ANSWER_BYTES
+        assert hashlib.sha256(data).hexdigest() == large["sha256"]
+        connection.request("GET", "/api/games")   # the same connection goes on after a streamed answer
+        response = connection.getresponse()
+        assert response.status == 200 and "kingdoms" in response.read().decode()
+        connection.close()

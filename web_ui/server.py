@@ -4,7 +4,7 @@ background thread (tests, benchmarks, embedding).
 One event loop holds every connection. The live streams (server-sent events, MJPEG) are coroutines on
 it (:class:`web_ui.live.LiveStreams`): a watching phone costs a socket and a few kilobytes, not a
 thread, so 500 watchers do not keep the referee waiting. Every other request goes to the Flask app in
-a small thread pool (a2wsgi), after its body has been read on the loop, so a slow or half-sent upload
+a small thread pool (:class:`WsgiInThreads`), after its body has been read on the loop, so a slow or half-sent upload
 holds no thread either. CPU-heavy work (card detection) runs in the camera feeds' own threads, never on
 the loop. Timeouts: a request head must arrive within ``REQUEST_HEAD_SECONDS``, a body within
 ``BODY_SECONDS``; an idle keep-alive connection closes after ``KEEP_ALIVE_SECONDS``; a stream that
@@ -14,12 +14,15 @@ cannot take a message for ``live.SEND_TIMEOUT_SECONDS`` is dropped; TCP keep-ali
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import io
 import json
 import socket
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import uvicorn
-from a2wsgi import WSGIMiddleware
+from a2wsgi.wsgi import build_environ
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from web_ui import live
@@ -39,6 +42,11 @@ TCP_KEEPIDLE, TCP_KEEPINTVL, TCP_KEEPCNT, TCP_USER_TIMEOUT_MS = 30, 10, 3, 45_00
 # More open connections than this answer 503 rather than running the process out of file descriptors.
 MAX_CONNECTIONS = 4000
 LISTEN_BACKLOG = 2048
+# A Flask answer up to this size is made whole in its thread and handed to the loop once; a larger one (a
+# model file) goes out in chunks as it is read, each waiting for the loop. Per post of detections the
+# chunked hand-over (a2wsgi: the body, the head, each chunk and the end, one blocking round trip to the
+# loop each) cost the server's one core about a sixth of a post (docs/table.md, Venue).
+WHOLE_ANSWER_BYTES = 1024 * 1024
 
 
 class TimedH11Protocol(H11Protocol):
@@ -66,6 +74,61 @@ class TimedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
 
+class WsgiInThreads:
+    """The Flask app in a pool of threads, its request body read before (on the loop) and its answer
+    handed back to the loop in one piece: one hop to a thread and one back per request."""
+
+    def __init__(self, flask_app, threads: int = WSGI_THREADS) -> None:
+        self.app = flask_app
+        self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="wsgi")
+
+    async def __call__(self, scope, body: bytes, send) -> None:
+        loop = asyncio.get_running_loop()
+        environ = build_environ(scope, io.BytesIO(body))
+        context = contextvars.copy_context()
+        answer = await loop.run_in_executor(self.executor, context.run, self._run, environ, loop, send)
+        if answer is not None:
+            start, whole = answer
+            await send(start)
+            await send({"type": "http.response.body", "body": whole, "more_body": False})
+
+    def _run(self, environ: dict, loop, send):
+        """In a thread: the app's answer as (head, body), or None when it was larger than
+        ``WHOLE_ANSWER_BYTES`` and went out in chunks from here (each sent by the loop)."""
+        head: dict = {}
+
+        def start_response(status: str, headers, exc_info=None):
+            head["message"] = {"type": "http.response.start", "status": int(status.split(" ", 1)[0]),
+                               "headers": [(name.strip().encode("latin1").lower(), value.strip().encode("latin1"))
+                                           for name, value in headers]}
+            return lambda chunk: chunks.append(chunk)
+
+        def hand_over(message) -> None:
+            asyncio.run_coroutine_threadsafe(send(message), loop).result()
+
+        chunks: list[bytes] = []
+        iterable = self.app(environ, start_response)
+        streaming, size = False, 0
+        try:
+            for chunk in iterable:
+                if streaming:
+                    hand_over({"type": "http.response.body", "body": chunk, "more_body": True})
+                    continue
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > WHOLE_ANSWER_BYTES:
+                    streaming = True
+                    hand_over(head["message"])
+                    hand_over({"type": "http.response.body", "body": b"".join(chunks), "more_body": True})
+                    chunks.clear()
+        finally:
+            getattr(iterable, "close", lambda: None)()
+        if streaming:
+            hand_over({"type": "http.response.body", "body": b"", "more_body": False})
+            return None
+        return head["message"], b"".join(chunks)
+
+
 class AsgiApp:
     """The Flask app as one ASGI application: live streams on the loop, everything else in threads."""
 
@@ -74,7 +137,7 @@ class AsgiApp:
 
         self.flask_app = flask_app
         self.streams = live.LiveStreams(flask_app, SECURITY_HEADERS)
-        self.wsgi = WSGIMiddleware(flask_app, workers=threads)
+        self.wsgi = WsgiInThreads(flask_app, threads)
         self.security_headers = self.streams.security_headers
         self.max_body = int(flask_app.config.get("MAX_CONTENT_LENGTH") or 4 * 1024 * 1024)
 
@@ -124,16 +187,7 @@ class AsgiApp:
                 return await self._error(send, 413, f"a request body may be at most {self.max_body} bytes")
             if not message.get("more_body"):
                 break
-        delivered = False
-
-        async def replay():
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": bytes(body), "more_body": False}
-            return await receive()
-
-        await self.wsgi(scope, replay, send)
+        await self.wsgi(scope, bytes(body), send)
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
