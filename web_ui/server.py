@@ -17,6 +17,7 @@ import asyncio
 import contextvars
 import io
 import json
+import re
 import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -129,6 +130,13 @@ class WsgiInThreads:
         return head["message"], b"".join(chunks)
 
 
+# Posts of detections (a table's reader, 5-10 a second each) have threads of their own, DETECTIONS_AT_ONCE
+# of them, and wait their turn in its queue; the referee's and the phones' requests keep the main pool. In
+# the one pool, the posts beyond their turns each held a thread asleep on a semaphore, and every turn given
+# back woke one (docs/table.md, Venue).
+DETECTIONS_PATH = re.compile(r"^/api/tables/[^/]{1,40}/detections$")
+
+
 class AsgiApp:
     """The Flask app as one ASGI application: live streams on the loop, everything else in threads."""
 
@@ -138,6 +146,7 @@ class AsgiApp:
         self.flask_app = flask_app
         self.streams = live.LiveStreams(flask_app, SECURITY_HEADERS)
         self.wsgi = WsgiInThreads(flask_app, threads)
+        self.detections = WsgiInThreads(flask_app, max(1, int(flask_app.config.get("DETECTIONS_AT_ONCE", 2))))
         self.security_headers = self.streams.security_headers
         self.max_body = int(flask_app.config.get("MAX_CONTENT_LENGTH") or 4 * 1024 * 1024)
 
@@ -187,13 +196,45 @@ class AsgiApp:
                 return await self._error(send, 413, f"a request body may be at most {self.max_body} bytes")
             if not message.get("more_body"):
                 break
-        await self.wsgi(scope, bytes(body), send)
+        pool = self.detections if scope["method"] == "POST" and DETECTIONS_PATH.match(scope["path"]) else self.wsgi
+        await pool(scope, bytes(body), send)
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
+# Several worker processes on one port (companion serve --workers): each binds it with SO_REUSEPORT and
+# the kernel gives each new connection to the worker the client's address picks (a classic BPF program:
+# the source IPv4 address modulo the workers), so a table computer or a phone that reconnects reaches the
+# same worker again, as nginx's ip_hash keeps it on one server (a feed's lease stays where it is).
+SO_ATTACH_REUSEPORT_CBPF = 51     # linux/asm-generic/socket.h
+SKF_NET_OFF = -0x100000           # linux/filter.h: loads relative to the network (IP) header
+BPF_LD_W_ABS, BPF_ALU_MOD_K, BPF_RET_A = 0x20, 0x94, 0x16
+IPV4_SOURCE_OFFSET = 12
+
+
+def source_address_program(workers: int) -> list[tuple[int, int, int, int]]:
+    """The reuseport group's choice: the connecting client's IPv4 source address modulo ``workers``."""
+    return [(BPF_LD_W_ABS, 0, 0, (SKF_NET_OFF + IPV4_SOURCE_OFFSET) & 0xFFFFFFFF),
+            (BPF_ALU_MOD_K, 0, 0, workers),
+            (BPF_RET_A, 0, 0, 0)]
+
+
+def attach_program(sock: socket.socket, program: list[tuple[int, int, int, int]]) -> None:
+    import ctypes
+    import struct
+
+    code = b"".join(struct.pack("HBBI", *instruction) for instruction in program)
+    buffer = ctypes.create_string_buffer(code, len(code))
+    fprog = struct.pack("HL", len(program), ctypes.addressof(buffer))   # struct sock_fprog
+    sock.setsockopt(socket.SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, fprog)
+
+
+def listening_socket(host: str, port: int, workers: int = 1) -> socket.socket:
+    """The server's socket; ``workers`` > 1: one of that many processes listening on the port (Linux,
+    IPv4), each connection given to the one its client's address picks."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if workers > 1:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     # Accepted connections inherit these (Linux): the kernel probes idle peers and gives up on unacked data.
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
     for name, value in (("TCP_KEEPIDLE", TCP_KEEPIDLE), ("TCP_KEEPINTVL", TCP_KEEPINTVL), ("TCP_KEEPCNT", TCP_KEEPCNT),
@@ -202,6 +243,8 @@ def listening_socket(host: str, port: int) -> socket.socket:
             sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, name), value)
     sock.bind((host, port))
     sock.listen(LISTEN_BACKLOG)
+    if workers > 1 and family == socket.AF_INET:
+        attach_program(sock, source_address_program(workers))
     sock.setblocking(False)
     return sock
 
@@ -227,14 +270,15 @@ def make_server(app, threads: int = WSGI_THREADS, certfile: str | None = None, k
 
 
 def serve_forever(app, host: str, port: int, threads: int = WSGI_THREADS, certfile: str | None = None,
-                  keyfile: str | None = None) -> None:
-    """Serves until Ctrl-C (uvicorn handles the signal), then ends the live streams and closes the tables."""
+                  keyfile: str | None = None, workers: int = 1) -> None:
+    """Serves until Ctrl-C (uvicorn handles the signal), then ends the live streams and closes the tables.
+    ``workers``: the number of processes sharing the port (this one of them)."""
     from web_ui import shutdown
 
     raise_file_limit()
     server = make_server(app, threads, certfile, keyfile)
     try:
-        server.run(sockets=[listening_socket(host, port)])
+        server.run(sockets=[listening_socket(host, port, workers)])
     finally:
         shutdown(app)
 
@@ -267,4 +311,5 @@ class BackgroundServer:
         self.server.should_exit = True
         self._thread.join(10)
         self.server.config.app.wsgi.executor.shutdown(wait=False)
+        self.server.config.app.detections.executor.shutdown(wait=False)
         self.socket.close()
