@@ -3,7 +3,8 @@
    around them as companion.vision does. The page stays responsive while a frame is read.
 
    Messages in:  {type: "init", models: <GET /api/models>}                    → {type: "ready", backend, threads}
-                 {type: "read", id, width, height, rgba | rgb, indexPx}       → {type: "read", id, indices, backs, ms}
+                 {type: "read", id, width, height, rgba | rgb, indexPx, skin} → {type: "read", id, indices, backs, ms, skin}
+                 (skin in: contract.skin, to measure the skin share of the frame; out: that share, or null)
    Any failure answers {type: "error", id, stage: "init" | "read", message}. */
 "use strict";
 importScripts("reader_core.js");
@@ -50,7 +51,10 @@ async function read(message) {
     : self.ReaderCore.fromRGBA(message.width, message.height, new Uint8Array(message.rgba));
   const started = performance.now();
   const reading = await reader.read(image, message.indexPx == null ? null : Number(message.indexPx));
-  return { ...reading, ms: performance.now() - started };
+  const ms = performance.now() - started;
+  // a hand over the table, judged as the server judges its own frames (skin: /api/models' contract.skin)
+  const skin = message.skin ? self.ReaderCore.skinFraction(image, message.skin) : null;
+  return { ...reading, ms, skin };
 }
 
 self.onmessage = async (event) => {
