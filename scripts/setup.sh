@@ -79,7 +79,14 @@ if [ "$dev" = 1 ]; then
     fi
     # Browser tests drive Debian's Chromium; Playwright never downloads a browser of its own.
     if ! dev_debs_present; then
-        debs="chromium npm poppler-utils poppler-data fonts-wqy-microhei postgresql"
+        # Only what is missing: a machine whose npm came with its own nodejs (nodesource) cannot take
+        # Debian's npm package beside it (apt refuses the whole set: "held broken packages").
+        debs=""
+        command -v chromium >/dev/null 2>&1 || debs="$debs chromium"
+        command -v npm >/dev/null 2>&1 || debs="$debs npm"
+        command -v pdftoppm >/dev/null 2>&1 || debs="$debs poppler-utils poppler-data"
+        fc-list :lang=zh 2>/dev/null | grep -q . || debs="$debs fonts-wqy-microhei"
+        postgres_present || debs="$debs postgresql"
         if [ "$(id -u)" = 0 ]; then
             apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $debs >/dev/null
         else

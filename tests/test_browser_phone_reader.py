@@ -69,3 +69,53 @@ def test_without_the_runtime_the_phone_says_why_and_sends_frames(tmp_path, monke
                 browser.close()
     assert page is not None and reason and reason in said
     assert "scripts/setup.sh" in reason and "服务器" in reason, reason   # the page's language: Chinese
+
+
+def test_the_phone_reads_with_the_tables_learned_deck_and_says_its_backend(tmp_path):
+    """A table reading with a learned deck (taught from a real deck's card photos): the phone reads with that
+    deck itself (no fallback), names it in its posts (the server takes them: reader.deck is the table's), and
+    the page says the backend it got (headless Chromium has no WebGPU adapter here: WebAssembly)."""
+    from playwright import sync_api
+
+    from companion.vision import Detector
+    from companion.vision.decks.store import DeckStore
+    from companion.vision.decks.teaching import teach
+    from helpers.web import request
+    from test_browser_reader_deck import KENTDOAN, play_frames
+
+    require_chromium()
+    result = teach(Detector.load(tile="auto"), [str(KENTDOAN / "cards")], "kentdoan")
+    DeckStore(tmp_path / "data").save(result.profile)
+    frame = play_frames()[0][1]
+    frame = frame[: frame.shape[0] // 2 * 2, : frame.shape[1] // 2 * 2]
+    video = tmp_path / "camera.y4m"
+    with open(video, "wb") as handle:
+        height, width = frame.shape[:2]
+        handle.write(f"YUV4MPEG2 W{width} H{height} F{Y4M_FPS}:1 Ip A1:1 C420jpeg\n".encode())
+        for _ in range(4):
+            handle.write(b"FRAME\n" + cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420).tobytes())
+    with running_server(tmp_path / "data", CAMERA_DETECTION=False) as (base, app):
+        table, pin = app.extensions["registry"].create("chosen", {"players": ["Ann", "Bo"], "seed": 5})
+        status, _ = request(base, "POST", f"/api/tables/{table.id}/deck", {"deck": "kentdoan"}, {"X-Referee-Pin": pin})
+        assert status == 200
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS + [
+                "--use-fake-device-for-media-stream", f"--use-file-for-fake-video-capture={video}", "--use-fake-ui-for-media-stream"])
+            try:
+                context = browser.new_context(**PHONE, base_url=base, permissions=["camera"])
+                page = context.new_page()
+                page.goto(f"/t/{table.id}")
+                page.evaluate(f"localStorage.setItem('companion-pin:{table.id}', '{pin}')")
+                page.reload()
+                page.click("#camera-open")
+                page.click("#camera-phone")
+                page.wait_for_selector("body[data-detections-sent], body[data-reader-fallback]", timeout=240000)
+                seen = page.evaluate("({...document.body.dataset})")
+                said = page.inner_text("#camera-status")
+            finally:
+                browser.close()
+        status, camera = request(base, "GET", f"/api/tables/{table.id}/camera")
+    assert "readerFallback" not in seen, seen.get("readerFallback")
+    assert seen["reader"] == "browser" and seen["readerDeck"] == "kentdoan" and seen["readerBackend"] == "wasm"
+    assert "kentdoan" in said and "WebAssembly" in said, said
+    assert camera["feed"]["reader"]["backend"] == "wasm" and camera["deck"]["reading_with"] == "kentdoan", camera

@@ -109,3 +109,16 @@ def test_public_url_uses_the_lan_address_for_every_interface():
 def test_a_bad_port_is_a_clean_error(tmp_path, capsys):
     assert companion_cli(["serve", "--port", "70000", "--data", str(tmp_path)]) == 2
     assert "--port" in capsys.readouterr().err
+
+
+def test_no_phone_reader_makes_every_phone_send_frames(tmp_path):
+    """``--no-phone-reader``: /api/models tells the page not to read (phone_reader.js then sends frames); without it, it may."""
+    for extra, enabled in ((("--no-phone-reader",), False), ((), True)):
+        process, port = start(tmp_path, *extra)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            assert wait_until_up(base + "/api/games") == 200
+            with urllib.request.urlopen(base + "/api/models", timeout=10) as response:
+                assert json.loads(response.read())["reader"]["enabled"] is enabled
+        finally:
+            stop(process)

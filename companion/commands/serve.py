@@ -58,6 +58,10 @@ def register(subparsers) -> None:
     parser.add_argument("--batching", choices=("off", "classifier", "detector", "both", "both:2"), default="off",
                         help=_("tables that send frames: batch their images across tables in the shared detector's "
                                "networks (off by default: on two CPU cores it measured no faster, docs/table.md)"))
+    parser.add_argument("--no-phone-reader", dest="phone_reader", action="store_false",
+                        help=_("phones never read the cards themselves: every phone camera sends its frames and this "
+                               "server reads them (default: a phone that can run the card reader in its browser reads "
+                               "its own, docs/web.md)"))
     parser.add_argument("--threads", type=int, default=SERVER_THREADS, help=argparse.SUPPRESS)
     parser.set_defaults(handler=serve)
 
@@ -178,7 +182,8 @@ def serve(args) -> int:
     url = public_url(args.host, args.port, args.https)
     config = {"DATA_DIR": str(data), "PUBLIC_URL": url, "CAMERA_SOURCE": args.camera, "LIST_TABLES": args.list_tables,
               "TRUSTED_HOSTS": trusted_hosts(args.host, url, args.allow_host),
-              "CAMERA_BATCHING": None if getattr(args, "batching", "off") == "off" else args.batching}
+              "CAMERA_BATCHING": None if getattr(args, "batching", "off") == "off" else args.batching,
+              "PHONE_READER": getattr(args, "phone_reader", True)}
     language = getattr(args, "language", None)
     if language:
         # an unknown code is no error: the pages fall back to English (and say so here)

@@ -170,6 +170,20 @@ def _expose_embedding(model) -> bool:
     return True
 
 
+def onnx_with_embedding(path: Path) -> bytes | None:
+    """The classifier's graph with its pooled features as a second output named ``embedding`` (as the
+    learned decks read them), batch size as exported; None without the ``onnx`` package or a final Gemm.
+    A phone's reader (web_ui.models) runs this copy to read with a learned deck."""
+    try:
+        import onnx
+    except ImportError:
+        return None
+    model = onnx.load(str(path))
+    if EMBEDDING_OUTPUT in [output.name for output in model.graph.output]:
+        return model.SerializeToString()
+    return model.SerializeToString() if _expose_embedding(model) else None
+
+
 def _batchable_onnx(path: Path, embedding: bool = False) -> bytes | None:
     """The ONNX graph with a free batch dimension, or None when that cannot be done here.
 

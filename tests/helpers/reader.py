@@ -16,9 +16,10 @@ FRAME_PATH = "/__test-frame/"
 INIT_TIMEOUT_MS = 120_000
 READ_TIMEOUT_MS = 120_000
 
-START = """async ({worker, models, precision}) => {
+START = """async ({worker, models, precision, deck, backends}) => {
   const answer = await (await fetch(models)).json();
   if (precision) answer.precision = precision;
+  const profile = deck ? await (await fetch(deck)).json() : null;
   const reader = new Worker(worker);
   const waiting = new Map();
   reader.onmessage = (event) => {
@@ -33,7 +34,7 @@ START = """async ({worker, models, precision}) => {
     const id = ++next;
     return ask(id, {type: "read", id, width, height, rgb, indexPx}, [rgb]);
   };
-  const ready = await ask("init", {type: "init", models: answer});
+  const ready = await ask("init", {type: "init", models: answer, deck: profile && profile.deck ? profile : null, backends});
   return {...ready, isolated: self.crossOriginIsolated, precision: answer.precision, models: answer.models};
 }"""
 
@@ -41,14 +42,15 @@ START = """async ({worker, models, precision}) => {
 class BrowserReader:
     """One page of the server with the reader's worker started in it."""
 
-    def __init__(self, page, base: str, precision: str | None = None):
+    def __init__(self, page, base: str, precision: str | None = None, deck: str | None = None,
+                 backends: list[str] | None = None):
         self.page, self.base = page, base
         self._frames: dict[str, bytes] = {}
         self._count = itertools.count()
         page.route(f"{base}{FRAME_PATH}**", self._serve)
         page.goto(f"{base}/")
         self.ready = page.evaluate(START, {"worker": f"{base}/static/reader_worker.js", "models": f"{base}/api/models",
-                                                 "precision": precision})
+                                                 "precision": precision, "deck": deck and f"{base}{deck}", "backends": backends})
 
     def _serve(self, route) -> None:
         body = self._frames.pop(route.request.url.rsplit("/", 1)[1])
@@ -64,20 +66,23 @@ class BrowserReader:
 
 
 @contextlib.contextmanager
-def browser_reader(base: str, precision: str | None = None):
+def browser_reader(base: str, precision: str | None = None, deck: str | None = None, backends: list[str] | None = None,
+                   args: list[str] | None = None):
     """Headless Chromium (Debian's) with one page of the server at ``base`` and its reader started
-    (``precision``: "int8" or "f32" instead of what the server's reader loads)."""
+    (``precision``: "int8" or "f32" instead of what the server's reader loads; ``deck``: the path of a
+    table's deck profile to read with, GET /api/tables/<id>/deck/profile; ``backends``: the worker's
+    choice, default WebGPU where there is an adapter, else WebAssembly; ``args``: Chromium's, instead of ARGS)."""
     from playwright import sync_api
 
     require_chromium()
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS if args is None else args)
         try:
             page = browser.new_page()
             page.set_default_timeout(READ_TIMEOUT_MS)
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
-            reader = BrowserReader(page, base, precision)
+            reader = BrowserReader(page, base, precision, deck, backends)
             reader.errors = errors
             yield reader
         finally:

@@ -2,9 +2,12 @@
    networks in onnxruntime-web, companion.vision's pre/post-processing), what it reads is posted to
    POST /api/tables/<id>/detections at the rate it can read, a still of the frame when the server asks
    (want_frame: it finds the mat in it), the closer look sized by the index size the server answers.
+   It reads with the table's learned deck where the table has one (GET <table>/deck/profile: the prototypes,
+   as the server's reader would) and names it in each post (reader.deck); a deck changed meanwhile (409) is
+   fetched again. The networks run on WebGPU where the browser has it, else WebAssembly (reader.backend).
    When this phone cannot (no WebAssembly, no runtime or models on the server, the models fail to load,
-   it reads too slowly, the server refuses its readings) ``onFallback`` gets the reason, in the page's
-   language, and camera.js sends frames instead. */
+   the table's deck cannot be read here, it reads too slowly, the server refuses its readings) ``onFallback``
+   gets the reason, in the page's language, and camera.js sends frames instead. */
 "use strict";
 window.PhoneReader = (() => {
   // As a table computer posts (companion/table/remote.py): the server takes 10 a second per table.
@@ -67,6 +70,19 @@ window.PhoneReader = (() => {
       if (!models.runtime) {
         return fail(_("The card reader for phones is not installed on this server (scripts/setup.sh installs it): sending frames to the server instead."));
       }
+      // The table's learned deck, read as the server would read it (none: the general models)
+      const deckProfile = async () => {
+        const answer = await fetch(apiUrl + "/deck/profile").catch(() => null);
+        const body = answer ? await answer.json().catch(() => ({})) : {};
+        if (!answer || !answer.ok) throw new Error(body.error || (answer ? answer.status : "no answer"));
+        return body.deck ? body : null;
+      };
+      let deck;
+      try {
+        deck = await deckProfile();
+      } catch (error) {
+        return fail(_("This phone cannot read with the table's learned deck (%(error)s): sending frames to the server instead.", { error: error.message }));
+      }
       worker = new Worker(workerUrl);
       worker.onmessage = (event) => {
         if (!waiting) return;
@@ -75,13 +91,19 @@ window.PhoneReader = (() => {
       worker.onerror = (event) => { event.preventDefault(); if (waiting) waiting.reject(new Error(event.message || "worker error")); };
       let ready;
       try {
-        ready = await ask({ type: "init", models }, [], INIT_TIMEOUT_MS);
+        ready = await ask({ type: "init", models, deck }, [], INIT_TIMEOUT_MS);
       } catch (error) {
         return fail(_("This phone's card reader could not start (%(error)s): sending frames to the server instead.", { error: error.message }));
       }
       if (stopped) return;
       document.body.dataset.reader = "browser";
+      document.body.dataset.readerBackend = ready.backend;
+      document.body.dataset.readerDeck = ready.deck || "";
+      let deckName = ready.deck;
       const slowMs = models.reader.slow_read_ms;
+      // A hand over the table, as the server judges its own frames: while one covers it, a card unseen is
+      // not gone (without it a hand carrying cards had them removed and placed anew, not moved).
+      const skin = models.contract.skin || null;
       const feed = "phone-" + Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, "0")).join("");
       const canvas = document.createElement("canvas"), context = canvas.getContext("2d", { willReadFrequently: true });
       const started = performance.now(), times = [];
@@ -94,7 +116,7 @@ window.PhoneReader = (() => {
         context.drawImage(video, 0, 0, width, height);
         const time = (performance.now() - started) / 1000;
         const pixels = context.getImageData(0, 0, width, height).data;
-        const read = await ask({ type: "read", id: seq, width, height, rgba: pixels.buffer, indexPx }, [pixels.buffer], READ_TIMEOUT_MS);
+        const read = await ask({ type: "read", id: seq, width, height, rgba: pixels.buffer, indexPx, skin }, [pixels.buffer], READ_TIMEOUT_MS);
         if (stopped) return;
         times.push(read.ms);
         const recent = median(times.slice(-SLOW_AFTER_READS));
@@ -106,8 +128,9 @@ window.PhoneReader = (() => {
           frame: { width, height, time: round(time, 4), seq, feed },
           indices: read.indices.map((r) => ({ box: box(r.box), score: round(r.score, 4), code: r.code, code_score: round(r.code_score, 4), turn: r.turn })),
           backs: read.backs.map((b) => ({ box: box(b.box), score: round(b.score, 4) })),
-          reader: { kind: "browser", backend: ready.backend, ms: round(read.ms, 1), models: models.models, deck: null },
+          reader: { kind: "browser", backend: ready.backend, ms: round(read.ms, 1), models: models.models, deck: deckName },
         };
+        if (skin && read.skin != null) body.occluded = read.skin >= skin.occluder_fraction;
         if (wantFrame) body.mat_frame = await still(canvas);
         seq += 1;
         const answer = await post(body).catch(() => null);
@@ -121,13 +144,32 @@ window.PhoneReader = (() => {
         backoff = BACKOFF_START_MS;
         const data = await answer.json().catch(() => ({}));
         if (answer.status === 429) { await sleep(1000 * (Number(answer.headers.get("Retry-After")) || 1)); continue; }
+        if (answer.status === 409) {
+          // the referee may have chosen another deck since: read with the table's deck as it is now
+          const now = await deckProfile().catch(() => undefined);
+          if (now !== undefined && (now ? now.deck : null) !== deckName) {
+            try {
+              deckName = (await ask({ type: "deck", deck: now }, [], INIT_TIMEOUT_MS)).deck;
+            } catch (error) {
+              return fail(_("This phone cannot read with the table's learned deck (%(error)s): sending frames to the server instead.", { error: error.message }));
+            }
+            document.body.dataset.readerDeck = deckName || "";
+            wantFrame = true;
+            continue;
+          }
+        }
         if (!answer.ok) {
           return fail(_("The server refused this phone's readings (%(error)s): sending frames to the server instead.", { error: data.error || answer.status }));
         }
         wantFrame = Boolean(data.want_frame);
         indexPx = data.index_px == null ? null : data.index_px;
         document.body.dataset.detectionsSent = String(Number(document.body.dataset.detectionsSent || 0) + 1);
-        onStatus(_("This phone reads the cards itself: %(ms)s ms a frame, %(cards)s in view.", { ms: Math.round(read.ms), cards: (data.cards || []).length }));
+        const backend = ready.backend === "webgpu" ? "WebGPU" : "WebAssembly";
+        onStatus(deckName
+          ? _("This phone reads the cards itself with the deck “%(deck)s” (%(backend)s): %(ms)s ms a frame, %(cards)s in view.",
+            { deck: deckName, backend, ms: Math.round(read.ms), cards: (data.cards || []).length })
+          : _("This phone reads the cards itself (%(backend)s): %(ms)s ms a frame, %(cards)s in view.",
+            { backend, ms: Math.round(read.ms), cards: (data.cards || []).length }));
         await sleep(Math.max(0, 1000 / MAX_POSTS_PER_SECOND - (performance.now() - began)));
       }
     }

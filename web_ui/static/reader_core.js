@@ -279,9 +279,210 @@
     return [classes[winnerClass], winnerProb, rotations[winner]];
   }
 
+  // -- cv2.cvtColor(BGR2HSV), 8-bit (imgproc/color_hsv): 12-bit fixed-point division tables; hue 0-180.
+  const HSV_SHIFT = 12;
+  let hsvTables = null;
+  function hsvTablesFor() {
+    if (!hsvTables) {
+      const sdiv = new Int32Array(256), hdiv = new Int32Array(256);
+      for (let i = 1; i < 256; i++) { sdiv[i] = pyRound((255 << HSV_SHIFT) / i); hdiv[i] = pyRound((180 << HSV_SHIFT) / (6 * i)); }
+      hsvTables = { sdiv, hdiv };
+    }
+    return hsvTables;
+  }
+
+  /** One RGB pixel's 8-bit HSV as cv2 computes it: [h (0-180), s, v]. */
+  function hsv(r, g, b) {
+    const { sdiv, hdiv } = hsvTablesFor();
+    const v = Math.max(r, g, b), diff = v - Math.min(r, g, b);
+    const vr = v === r ? -1 : 0, vg = v === g ? -1 : 0;
+    const s = (diff * sdiv[v] + (1 << (HSV_SHIFT - 1))) >> HSV_SHIFT;
+    let h = (vr & (g - b)) + (~vr & ((vg & (b - r + 2 * diff)) + (~vg & (r - g + 4 * diff))));
+    h = (h * hdiv[diff] + (1 << (HSV_SHIFT - 1))) >> HSV_SHIFT;
+    if (h < 0) h += 180;
+    return [h, s, v];
+  }
+
+  // -- cv2.cvtColor(BGR2LAB), 8-bit sRGB (imgproc/color_lab): gamma and cube-root tables, 12/15-bit fixed point.
+  const LAB_SHIFT = 12, GAMMA_SHIFT = 3, LAB_SHIFT2 = LAB_SHIFT + GAMMA_SHIFT;
+  let labTables = null;
+  function labTablesFor() {
+    if (!labTables) {
+      const gamma = new Uint16Array(256), cbrt = new Uint16Array(256 * 3 / 2 * (1 << GAMMA_SHIFT));
+      for (let i = 0; i < 256; i++) {
+        const x = f32(i / 255);
+        const linear = x <= 0.04045 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4);
+        gamma[i] = pyRound(255 * (1 << GAMMA_SHIFT) * f32(linear));
+      }
+      const scale = 1 / (255 * (1 << GAMMA_SHIFT));
+      for (let i = 0; i < cbrt.length; i++) {
+        const x = scale * i;
+        cbrt[i] = pyRound((1 << LAB_SHIFT2) * f32(x < 0.008856 ? x * 7.787 + 16 / 116 : Math.cbrt(x)));
+      }
+      const xyz = [0.412453, 0.357580, 0.180423, 0.212671, 0.715160, 0.072169, 0.019334, 0.119193, 0.950227];
+      const white = [0.950456, 1, 1.088754], coeffs = new Int32Array(9);
+      for (let i = 0; i < 9; i++) coeffs[i] = pyRound((1 << LAB_SHIFT) * xyz[i] / white[Math.floor(i / 3)]);
+      labTables = { gamma, cbrt, coeffs };
+    }
+    return labTables;
+  }
+  const descale = (x, n) => (x + (1 << (n - 1))) >> n;
+  const clampByte = (v) => (v < 0 ? 0 : v > 255 ? 255 : v);
+
+  /** One RGB pixel's 8-bit Lab as cv2 computes it: [L (0-255), a + 128, b + 128]. */
+  function lab(r, g, b) {
+    const { gamma, cbrt, coeffs: c } = labTablesFor();
+    const R = gamma[r], G = gamma[g], B = gamma[b];
+    const fX = cbrt[descale(R * c[0] + G * c[1] + B * c[2], LAB_SHIFT)];
+    const fY = cbrt[descale(R * c[3] + G * c[4] + B * c[5], LAB_SHIFT)];
+    const fZ = cbrt[descale(R * c[6] + G * c[7] + B * c[8], LAB_SHIFT)];
+    const L = descale(296 * fY - 1336934, LAB_SHIFT2);   // (116·255 + 50) / 100, (16·255·2^15 + 50) / 100
+    const A = descale(500 * (fX - fY) + 128 * (1 << LAB_SHIFT2), LAB_SHIFT2);
+    const Bb = descale(200 * (fY - fZ) + 128 * (1 << LAB_SHIFT2), LAB_SHIFT2);
+    return [clampByte(L), clampByte(A), clampByte(Bb)];
+  }
+
+  // -- companion/vision/ink.py: an index crop's ink colours (hue bins of coloured ink, one bin of black) ----
+  /** numpy.percentile's default ("linear") of the values. */
+  function percentile(values, q) {
+    const sorted = Float64Array.from(values).sort(), n = sorted.length;
+    const virtual = n * q + (1 + q * (1 - 1 - 1)) - 1;
+    const below = Math.max(0, Math.min(n - 1, Math.floor(virtual))), above = Math.min(n - 1, below + 1);
+    const t = virtual - Math.floor(virtual), a = sorted[below], b = sorted[above], diff = b - a;
+    return t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
+  }
+
+  const DEGREES = f32(f32(180) / f32(Math.PI));   // numpy's float32 degrees()
+
+  function inkColours(cropped, ink) {
+    const bins = ink.hue_bins, pixels = cropped.width * cropped.height, src = cropped.data;
+    const L = new Uint8Array(pixels), A = new Int16Array(pixels), B = new Int16Array(pixels);
+    for (let i = 0, p = 0; i < pixels; i++, p += 3) {
+      const [l, a, b] = lab(src[p], src[p + 1], src[p + 2]);
+      L[i] = l; A[i] = a - 128; B[i] = b - 128;
+    }
+    const paper = percentile(L, 0.9), minChroma2 = ink.min_chroma * ink.min_chroma;
+    const out = new Float32Array(bins + 1);
+    let total = 0, colouredCount = 0;
+    for (let i = 0; i < pixels; i++) {
+      const coloured = A[i] * A[i] + B[i] * B[i] > minChroma2;   // hypot(a, b) > min chroma, exactly, for integers
+      if (!(coloured || L[i] < paper - ink.darker_than_paper)) continue;
+      total += 1;
+      if (!coloured) continue;
+      colouredCount += 1;
+      let hue = f32(f32(Math.atan2(B[i], A[i])) * DEGREES);   // rounding float64's atan2 gives numpy's bins for every (a, b)
+      if (hue < 0) hue = f32(hue + 360);
+      out[Math.min(bins - 1, Math.max(0, Math.floor(f32(hue * bins) / 360)))] += 1;
+    }
+    if (total === 0) return out;
+    out[bins] = total - colouredCount;
+    for (let k = 0; k <= bins; k++) out[k] = f32(out[k] / total);
+    return out;
+  }
+
+  // -- companion/vision/decks/profile.py: back_histogram (cv2.calcHist over HSV), back_distance (Bhattacharyya) ----
+  function backHistogram(image, box, back) {
+    const [x1, y1, x2, y2] = box.map(Number), w = x2 - x1, h = y2 - y1, m = back.inner_margin;
+    const xa = Math.trunc(Math.max(0, x1 + m * w)), ya = Math.trunc(Math.max(0, y1 + m * h));
+    const xb = Math.trunc(Math.min(image.width, x2 - m * w)), yb = Math.trunc(Math.min(image.height, y2 - m * h));
+    if (xb - xa < 4 || yb - ya < 4) return null;
+    const [hueBins, satBins] = back.bins, hueScale = hueBins / 180, satScale = satBins / 256;
+    const hist = new Float32Array(hueBins * satBins), src = image.data;
+    let total = 0;
+    for (let y = ya; y < yb; y++) {
+      for (let x = xa, p = (y * image.width + xa) * 3; x < xb; x++, p += 3) {
+        const [hue, sat] = hsv(src[p], src[p + 1], src[p + 2]);
+        const hb = Math.floor(hue * hueScale), sb = Math.floor(sat * satScale);
+        if (hb < 0 || hb >= hueBins || sb < 0 || sb >= satBins) continue;   // calcHist's range leaves hue 180 out
+        hist[hb * satBins + sb] += 1; total += 1;
+      }
+    }
+    if (total === 0) return null;
+    for (let k = 0; k < hist.length; k++) hist[k] = f32(hist[k] / total);
+    return hist;
+  }
+
+  function bhattacharyya(a, b) {
+    let sum = 0, s1 = 0, s2 = 0;
+    for (let k = 0; k < a.length; k++) { sum += Math.sqrt(a[k] * b[k]); s1 += a[k]; s2 += b[k]; }
+    const product = s1 * s2, scale = Math.abs(product) > 1.1920928955078125e-7 ? 1 / Math.sqrt(product) : 1;
+    return Math.sqrt(Math.max(1 - sum * scale, 0));
+  }
+
+  function floats(base64) {
+    if (base64 == null) return null;
+    const bytes = typeof Buffer !== "undefined" ? Buffer.from(base64, "base64") : Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  }
+
+  /** A learned deck as GET /api/tables/<id>/deck/profile exports it: DeckProfile.read, arbitrate and is_back. */
+  function makeDeck(profile) {
+    const c = profile.constants, codes = profile.codes, dim = profile.dim, count = codes.length;
+    const prototypes = floats(profile.prototypes), colours = floats(profile.colours), back = floats(profile.back);
+    if (prototypes.length !== count * dim) throw new Error(`deck ${profile.deck}: ${count} codes but ${prototypes.length} prototype numbers`);
+    const deckCodes = c.deck_codes, columns = Int32Array.from(codes, (code) => deckCodes.indexOf(code));
+    const inkWidth = c.ink.hue_bins + 1, known = colours && Uint8Array.from(codes, (_, n) => {
+      let sum = 0; for (let k = 0; k < inkWidth; k++) sum += colours[n * inkWidth + k]; return sum > 0;
+    });
+    const temperature = f32(c.similarity_temperature), inkWeight = c.ink_colour_weight;
+
+    /** T embeddings (one per tried turn) and the index's ink → [code or null, confidence, row of the best turn]. */
+    function read(embeddings, ink) {
+      const rows = embeddings.length, sims = [];
+      const useInk = ink && colours && ink.reduce((a, b) => a + b, 0) > 0;
+      const penalty = new Float32Array(count);
+      if (useInk) {
+        for (let n = 0; n < count; n++) {
+          if (!known[n]) continue;
+          let overlap = 0;
+          for (let k = 0; k < inkWidth; k++) overlap = f32(overlap + Math.min(ink[k], colours[n * inkWidth + k]));
+          penalty[n] = f32(inkWeight * f32(1 - overlap));
+        }
+      }
+      for (let r = 0; r < rows; r++) {
+        const e = embeddings[r];
+        let norm = 0;
+        for (let k = 0; k < dim; k++) norm += e[k] * e[k];
+        norm = Math.max(f32(Math.sqrt(f32(norm))), 1e-9);
+        const unit = Float32Array.from(e, (v) => f32(v / norm));
+        const best = new Float32Array(deckCodes.length).fill(-1), seen = new Uint8Array(deckCodes.length);
+        for (let n = 0; n < count; n++) {
+          let dot = 0;
+          for (let k = 0, o = n * dim; k < dim; k++, o++) dot += unit[k] * prototypes[o];
+          const sim = f32(f32(dot) - penalty[n]), column = columns[n];
+          if (!seen[column] || sim > best[column]) { best[column] = sim; seen[column] = 1; }
+        }
+        sims.push(best);
+      }
+      let row = 0, column = 0;
+      for (let r = 0; r < rows; r++) for (let k = 0; k < deckCodes.length; k++) if (sims[r][k] > sims[row][column]) { row = r; column = k; }
+      const top = sims[row][column];
+      if (top < profile.none_floor) return [null, 0, row];
+      let sum = 0;
+      for (let k = 0; k < deckCodes.length; k++) if (sims[row][k] > -1) sum = f32(sum + f32(Math.exp(f32(f32(sims[row][k] - top) / temperature))));
+      return [deckCodes[column], 1 / sum, row];
+    }
+
+    function arbitrate(general, learned) {
+      if (!profile.trusted) learned = [null, 0, learned[2]];
+      if (learned[0] !== null) return learned;
+      return general[0] !== null && general[1] > c.abstain_confidence ? general : learned;
+    }
+
+    function isBack(image, box) {
+      if (!back) return true;
+      const hist = backHistogram(image, box, c.back);
+      return hist !== null && bhattacharyya(hist, back) <= c.back.max_distance;
+    }
+
+    return { name: profile.deck, version: profile.version, thresholds: profile.thresholds, ink: c.ink, inkKnown: Boolean(colours), read, arbitrate, isBack };
+  }
+
   /** A reader over two async networks: ``detect(tensor)`` → {data, dims} (1×3×T×T in), ``classify(tensor)``
-      → probabilities (1×3×S×S in, classes out). ``models`` is GET /api/models. */
-  function makeReader(models, detect, classify) {
+      → {probabilities, embedding} (1×3×S×S in; the embedding: the pooled features, null when the model has
+      none). ``models`` is GET /api/models; ``deck`` (makeDeck) a learned deck to read with, as
+      Detector.with_deck does (null: the general models). */
+  function makeReader(models, detect, classify, deck = null) {
     const contract = models.contract, thresholds = models.thresholds;
     const target = models.detector.imgsz, cropSize = models.classifier.imgsz;
     // float32, as numpy compares its float32 scores and IoUs with them
@@ -289,8 +490,16 @@
     // As Detector.thresholds(): a frame whose index size the server has not answered (its scale unknown,
     // as a photo's) is read at the photo thresholds, one whose scale is known at models.json's.
     const known = { conf: f32(thresholds.conf), backConf: f32(thresholds.back_conf) };
-    const photo = models.photo_thresholds
+    let photo = models.photo_thresholds
       ? { conf: f32(models.photo_thresholds.conf), backConf: f32(models.photo_thresholds.back_conf) } : known;
+    let maxZoom = contract.max_zoom;
+    if (deck) {
+      // Detector.with_deck: the deck's thresholds whatever the frame's scale (its prototypes turn away what is no index)
+      known.conf = photo.conf = f32(deck.thresholds.conf);
+      known.backConf = photo.backConf = f32(deck.thresholds.back_conf);
+      photo = known;
+      maxZoom = deck.thresholds.max_zoom;
+    }
     const INDEX = contract.index_class, BACK = contract.back_class;
 
     async function detectWindow(image, left, top, frameShape, { conf, backConf }) {
@@ -329,7 +538,7 @@
       if (px == null) return null;
       if (px * target / longest >= contract.tile_below_px) return null;
       const size = pyRound(target * px / contract.target_index_px);
-      return Math.max(size, pyRound(target / contract.max_zoom));
+      return Math.max(size, pyRound(target / maxZoom));
     }
 
     async function detectBoxes(image, indexPx) {
@@ -356,13 +565,19 @@
       const readings = [];
       for (const box of boxes) {
         const cropped = classifierCrop(image, box, cropSize, models.classifier.crop_expand);
-        const rows = rotations.map(() => null);
-        for (const turn of plausibleTurns(box, contract)) {
+        const rows = rotations.map(() => null), wanted = plausibleTurns(box, contract), embeddings = [];
+        for (const turn of wanted) {
           const tensor = new Float32Array(plane);
           cropTensor(cropped, turn, tensor, 0);
-          rows[rotations.indexOf(turn)] = await classify(tensor);
+          const out = await classify(tensor);
+          rows[rotations.indexOf(turn)] = out.probabilities;
+          embeddings.push(out.embedding);
         }
-        readings.push(bestRotation(rows, classes, rotations, contract.none_class));
+        const general = bestRotation(rows, classes, rotations, contract.none_class);
+        if (!deck) { readings.push(general); continue; }
+        // Detector.classify_boxes with a deck: the prototypes' reading over the same turns, arbitrated with the general one
+        const [code, confidence, row] = deck.read(embeddings, deck.inkKnown ? inkColours(cropped, deck.ink) : null);
+        readings.push(deck.arbitrate(general, [code, confidence, wanted[row]]));
       }
       return readings;
     }
@@ -378,15 +593,127 @@
         if (raw.classes[i] === INDEX) { indexBoxes.push(box); indexScores.push(raw.scores[i]); } else if (raw.classes[i] === BACK) backs.push({ box, score: raw.scores[i] });
       }
       const read = await classifyBoxes(image, indexBoxes);
+      const kept = deck ? backs.filter((b) => deck.isBack(image, b.box)) : backs;
       const indices = indexBoxes.map((box, k) => ({ box, score: indexScores[k], code: read[k][0], code_score: read[k][1], turn: read[k][2] }));
-      return { indices, backs };
+      return { indices, backs: kept };
     }
 
     return { read, detectBoxes, classifyBoxes };
   }
 
+  // -- companion.table.pipeline.skin_fraction: the share of the frame under the largest skin-coloured blob,
+  //    a hand over the table. The frame shrunk as cv2.resize INTER_AREA does (exactly at a whole ratio, as
+  //    960x720, 1280x720 or 1920x1080 to 160 wide: each pixel the rounded mean of its block; a box average
+  //    otherwise), cv2's 8-bit YCrCb (14-bit fixed point), inRange, a 3x3 opening, 8-connected blobs.
+  const YUV_SHIFT = 14, YUV_HALF = 1 << (YUV_SHIFT - 1), YUV_DELTA = 128 << YUV_SHIFT;
+  const Y_R = 4899, Y_G = 9617, Y_B = 1868, CR_R = 11682, CB_B = 9241;
+
+  function resizeArea(image, width, height) {
+    const sw = image.width, sh = image.height, src = image.data, out = new Uint8Array(width * height * 3);
+    const fx = sw / width, fy = sh / height;
+    if (Number.isInteger(fx) && Number.isInteger(fy)) {
+      const area = fx * fy;
+      for (let y = 0; y < height; y++) {
+        for (let x = 0; x < width; x++) {
+          for (let c = 0; c < 3; c++) {
+            let sum = 0;
+            for (let dy = 0; dy < fy; dy++) {
+              let i = ((y * fy + dy) * sw + x * fx) * 3 + c;
+              for (let dx = 0; dx < fx; dx++, i += 3) sum += src[i];
+            }
+            out[(y * width + x) * 3 + c] = Math.min(255, pyRound(sum / area));
+          }
+        }
+      }
+      return { width, height, data: out };
+    }
+    for (let y = 0; y < height; y++) {
+      const y0 = y * fy, y1 = y0 + fy;
+      for (let x = 0; x < width; x++) {
+        const x0 = x * fx, x1 = x0 + fx, sum = [0, 0, 0];
+        for (let sy = Math.floor(y0); sy < Math.min(sh, Math.ceil(y1)); sy++) {
+          const wy = Math.min(y1, sy + 1) - Math.max(y0, sy);
+          for (let sx = Math.floor(x0); sx < Math.min(sw, Math.ceil(x1)); sx++) {
+            const w = wy * (Math.min(x1, sx + 1) - Math.max(x0, sx)), i = (sy * sw + sx) * 3;
+            sum[0] += w * src[i]; sum[1] += w * src[i + 1]; sum[2] += w * src[i + 2];
+          }
+        }
+        for (let c = 0; c < 3; c++) out[(y * width + x) * 3 + c] = Math.min(255, Math.max(0, pyRound(sum[c] / (fx * fy))));
+      }
+    }
+    return { width, height, data: out };
+  }
+
+  function skinMask(image, low, high) {
+    const n = image.width * image.height, src = image.data, mask = new Uint8Array(n);
+    const clip = (v) => (v < 0 ? 0 : v > 255 ? 255 : v);
+    for (let p = 0; p < n; p++) {
+      const r = src[3 * p], g = src[3 * p + 1], b = src[3 * p + 2];
+      const y = (r * Y_R + g * Y_G + b * Y_B + YUV_HALF) >> YUV_SHIFT;
+      const cr = clip(((r - y) * CR_R + YUV_DELTA + YUV_HALF) >> YUV_SHIFT), cb = clip(((b - y) * CB_B + YUV_DELTA + YUV_HALF) >> YUV_SHIFT);
+      mask[p] = y >= low[0] && y <= high[0] && cr >= low[1] && cr <= high[1] && cb >= low[2] && cb <= high[2] ? 1 : 0;
+    }
+    return mask;
+  }
+
+  /** cv2's erode (keep = all) or dilate (keep = any) with a 3x3 square; the frame's edge adds nothing. */
+  function morph3(mask, width, height, all) {
+    const out = new Uint8Array(mask.length);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        let value = all ? 1 : 0;
+        for (let dy = -1; dy <= 1; dy++) {
+          const yy = y + dy;
+          if (yy < 0 || yy >= height) continue;
+          for (let dx = -1; dx <= 1; dx++) {
+            const xx = x + dx;
+            if (xx < 0 || xx >= width) continue;
+            const v = mask[yy * width + xx];
+            if (all && !v) value = 0; else if (!all && v) value = 1;
+          }
+        }
+        out[y * width + x] = value;
+      }
+    }
+    return out;
+  }
+
+  function largestBlob(mask, width, height) {
+    const seen = new Uint8Array(mask.length), stack = new Int32Array(mask.length);
+    let best = 0;
+    for (let start = 0; start < mask.length; start++) {
+      if (!mask[start] || seen[start]) continue;
+      let top = 0, size = 0;
+      stack[top++] = start; seen[start] = 1;
+      while (top) {
+        const p = stack[--top], x = p % width, y = (p - x) / width;
+        size++;
+        for (let dy = -1; dy <= 1; dy++) {
+          const yy = y + dy;
+          if (yy < 0 || yy >= height) continue;
+          for (let dx = -1; dx <= 1; dx++) {
+            const xx = x + dx, q = yy * width + xx;
+            if (xx < 0 || xx >= width || seen[q] || !mask[q]) continue;
+            seen[q] = 1; stack[top++] = q;
+          }
+        }
+      }
+      best = Math.max(best, size);
+    }
+    return best;
+  }
+
+  /** The share of ``image`` (RGB) under its largest skin-coloured blob; ``skin``: GET /api/models' contract.skin. */
+  function skinFraction(image, skin) {
+    const width = skin.width, height = Math.max(1, Math.floor(image.height * width / image.width));
+    const small = resizeArea(image, width, height);
+    const opened = morph3(morph3(skinMask(small, skin.ycrcb_low, skin.ycrcb_high), width, height, true), width, height, false);
+    return largestBlob(opened, width, height) / (width * height);
+  }
+
   const api = { pyRound, median, fromRGBA, crop, resizeLinear, fitLetterbox, letterboxTensor, boxesToSource, nms,
-    decodeYolo, tileStarts, plausibleTurns, classifierCrop, setFused: (on) => { FUSED = on; }, cropTensor, bestRotation, makeReader };
+    decodeYolo, tileStarts, plausibleTurns, classifierCrop, setFused: (on) => { FUSED = on; }, cropTensor, bestRotation, makeReader,
+    hsv, lab, inkColours, backHistogram, bhattacharyya, makeDeck, resizeArea, skinFraction };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.ReaderCore = api;
 })(typeof self !== "undefined" ? self : this);

@@ -2,19 +2,40 @@
    never fetched from elsewhere) runs the shipped detector and classifier, reader_core.js does everything
    around them as companion.vision does. The page stays responsive while a frame is read.
 
-   Messages in:  {type: "init", models: <GET /api/models>}                    → {type: "ready", backend, threads}
-                 {type: "read", id, width, height, rgba | rgb, indexPx}       → {type: "read", id, indices, backs, ms}
-   Any failure answers {type: "error", id, stage: "init" | "read", message}. */
+   The networks run on WebGPU where the browser gives an adapter (and the server vendored the WebGPU build),
+   else, or when WebGPU fails to take them, on WebAssembly (SIMD; threads where the page is cross-origin
+   isolated). ``backend`` in the answer says which.
+
+   Messages in:  {type: "init", models: <GET /api/models>, deck: <profile> | null, backends?}
+                                                                  → {type: "ready", backend, threads, deck, embedding, webgpu}
+                 {type: "deck", deck: <GET /api/tables/<id>/deck/profile> | null}  → {type: "deck", deck}
+                 {type: "read", id, width, height, rgba | rgb, indexPx, skin}      → {type: "read", id, indices, backs, ms, skin}
+                 (skin in: contract.skin, to measure the skin share of the frame; out: that share, or null)
+   Any failure answers {type: "error", id, stage: "init" | "deck" | "read", message}. */
 "use strict";
 importScripts("reader_core.js");
 
-let reader = null;
+let reader = null, makeReader = null, embedding = false;
 
-async function init(models) {
+/** Whether this browser gives WebGPU an adapter (headless browsers and many phones do not), and why not. */
+async function webgpuAdapter() {
+  if (!self.navigator || !navigator.gpu) return "no navigator.gpu";
+  try {
+    return (await navigator.gpu.requestAdapter()) ? null : "no WebGPU adapter";
+  } catch (error) {
+    return String((error && error.message) || error);
+  }
+}
+
+async function init(models, deck, backends) {
   const runtime = models.runtime;
   if (!runtime) throw new Error("onnxruntime-web is not installed on this server (scripts/setup.sh vendors it)");
   if (typeof WebAssembly !== "object") throw new Error("this browser has no WebAssembly");
-  importScripts(runtime.path + "ort.wasm.min.js");
+  const wanted = backends || ["webgpu", "wasm"];
+  let webgpu = !wanted.includes("webgpu") ? "not asked" : !runtime.webgpu ? "the server has no WebGPU build of the runtime"
+    : await webgpuAdapter();
+  // The WebGPU build also runs WebAssembly (its own .jsep files): one runtime whichever backend the sessions get.
+  importScripts(runtime.path + (webgpu === null ? "ort.webgpu.min.js" : "ort.wasm.min.js"));
   const ort = self.ort;
   ort.env.wasm.wasmPaths = runtime.path;
   ort.env.wasm.proxy = false;   // this is the worker already
@@ -22,15 +43,32 @@ async function init(models) {
   const threads = self.crossOriginIsolated ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)) : 1;
   ort.env.wasm.numThreads = threads;
   const precision = models.precision;
-  const session = async (network) => {
-    const file = models[network][precision] || models[network].f32;
+  const bytes = async (file) => {
     const response = await fetch(file.url);
     if (!response.ok) throw new Error(`${file.file}: HTTP ${response.status}`);
-    return ort.InferenceSession.create(new Uint8Array(await response.arrayBuffer()),
-      { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
+    return new Uint8Array(await response.arrayBuffer());
   };
-  const detector = await session("detector"), classifier = await session("classifier");
+  // The classifier's copy with its pooled features as a second output where the server has one: a learned deck reads them.
+  const classifierFile = (models.classifier.embedding && (models.classifier.embedding[precision] || models.classifier.embedding.f32))
+    || models.classifier[precision] || models.classifier.f32;
+  const files = [bytes(models.detector[precision] || models.detector.f32), bytes(classifierFile)];
+  const [detectorBytes, classifierBytes] = await Promise.all(files);
+  const open = async (providers) => Promise.all([detectorBytes, classifierBytes].map((model) =>
+    ort.InferenceSession.create(model, { executionProviders: providers, graphOptimizationLevel: "all" })));
+  let sessions = null, backend = "wasm";
+  if (webgpu === null) {
+    try {
+      sessions = await open(["webgpu", "wasm"]);   // nodes WebGPU cannot run fall back to WebAssembly inside the session
+      backend = "webgpu";
+    } catch (error) {
+      webgpu = "WebGPU could not take the models: " + String((error && error.message) || error);
+    }
+  }
+  if (!sessions) sessions = await open(["wasm"]);
+  const [detector, classifier] = sessions;
   const detectorInput = detector.inputNames[0], classifierInput = classifier.inputNames[0];
+  embedding = classifier.outputNames.includes("embedding");
+  const probabilitiesName = classifier.outputNames.find((name) => name !== "embedding");
   const size = models.detector.imgsz, crop = models.classifier.imgsz;
   const detect = async (tensor) => {
     const outputs = await detector.run({ [detectorInput]: new ort.Tensor("float32", tensor, [1, 3, size, size]) });
@@ -39,10 +77,18 @@ async function init(models) {
   };
   const classify = async (tensor) => {
     const outputs = await classifier.run({ [classifierInput]: new ort.Tensor("float32", tensor, [1, 3, crop, crop]) });
-    return outputs[classifier.outputNames[0]].data;
+    return { probabilities: outputs[probabilitiesName].data, embedding: embedding ? outputs.embedding.data : null };
   };
-  reader = self.ReaderCore.makeReader(models, detect, classify);
-  return { backend: "wasm", threads, version: ort.env.versions && ort.env.versions.web };
+  makeReader = (profile) => self.ReaderCore.makeReader(models, detect, classify, profile ? self.ReaderCore.makeDeck(profile) : null);
+  useDeck(deck);
+  return { backend, threads, version: ort.env.versions && ort.env.versions.web, deck: deck ? deck.deck : null, embedding,
+    webgpu: webgpu === null ? "used" : webgpu };
+}
+
+function useDeck(deck) {
+  if (deck && !embedding) throw new Error("the server's classifier gives no embedding (its onnx package is missing): no learned deck here");
+  reader = makeReader(deck);
+  return deck ? deck.deck : null;
 }
 
 async function read(message) {
@@ -50,14 +96,20 @@ async function read(message) {
     : self.ReaderCore.fromRGBA(message.width, message.height, new Uint8Array(message.rgba));
   const started = performance.now();
   const reading = await reader.read(image, message.indexPx == null ? null : Number(message.indexPx));
-  return { ...reading, ms: performance.now() - started };
+  const ms = performance.now() - started;
+  // a hand over the table, judged as the server judges its own frames (skin: /api/models' contract.skin)
+  const skin = message.skin ? self.ReaderCore.skinFraction(image, message.skin) : null;
+  return { ...reading, ms, skin };
 }
 
 self.onmessage = async (event) => {
   const message = event.data;
   try {
-    if (message.type === "init") self.postMessage({ type: "ready", ...(await init(message.models)) });
-    else if (message.type === "read") {
+    if (message.type === "init") self.postMessage({ type: "ready", ...(await init(message.models, message.deck || null, message.backends)) });
+    else if (message.type === "deck") {
+      if (!makeReader) throw new Error("the reader is not ready");
+      self.postMessage({ type: "deck", deck: useDeck(message.deck || null) });
+    } else if (message.type === "read") {
       if (!reader) throw new Error("the reader is not ready");
       self.postMessage({ type: "read", id: message.id, ...(await read(message)) });
     }
