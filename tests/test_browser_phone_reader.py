@@ -117,5 +117,6 @@ def test_the_phone_reads_with_the_tables_learned_deck_and_says_its_backend(tmp_p
         status, camera = request(base, "GET", f"/api/tables/{table.id}/camera")
     assert "readerFallback" not in seen, seen.get("readerFallback")
     assert seen["reader"] == "browser" and seen["readerDeck"] == "kentdoan" and seen["readerBackend"] == "wasm"
+    assert seen["readerWebgpu"] == "no WebGPU adapter" and seen["readerPrecision"] == "int8"
     assert "kentdoan" in said and "WebAssembly" in said, said
     assert camera["feed"]["reader"]["backend"] == "wasm" and camera["deck"]["reading_with"] == "kentdoan", camera
