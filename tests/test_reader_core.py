@@ -88,3 +88,48 @@ def test_the_javascript_reader_sees_the_pixels_the_python_one_does(tmp_path, ind
         (*letterbox.resized_shape, letterbox.top, letterbox.left)
     assert out["tiles"] == [tile_starts(length, size) for length, size in tiles]
     assert out["rounds"] == [round(v) for v in (0.5, 1.5, 2.5, -0.5, 2.675)]
+
+
+SKIN_SCRIPT = """
+const core = require(process.argv[2]);
+const fs = require("fs");
+const job = JSON.parse(fs.readFileSync(process.argv[3]));
+const pixels = fs.readFileSync(job.pixels), size = job.width * job.height * 3, out = [];
+for (let k = 0; k < job.count; k++) {
+  const image = { width: job.width, height: job.height, data: new Uint8Array(pixels.buffer, pixels.byteOffset + k * size, size) };
+  out.push(core.skinFraction(image, job.skin));
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_the_phone_judges_a_hand_over_the_table_as_the_server_does(tmp_path):
+    """reader_core.js skinFraction (the phone's "occluded" in each post) against
+    companion.table.pipeline.skin_fraction on the three demos' frames with a hand over the mat and as
+    many without: the same share of the frame, the same judgment at the server's threshold. Without it a
+    phone's readings said nothing of a hand, and a hand carrying the Chosen's cards had them removed and
+    placed anew instead of moved."""
+    from companion.table.demos import demo_dir
+    from companion.table.pipeline import PipelineConfig, SKIN_WIDTH, SKIN_YCRCB_HIGH, SKIN_YCRCB_LOW, skin_fraction
+    from helpers.video import video_frames
+
+    threshold = PipelineConfig().occluder_fraction
+    chosen: list[np.ndarray] = []
+    for game in ("dungeon", "chosen", "kingdoms"):
+        frames = video_frames(demo_dir(game) / "recording.mp4")
+        hands = [f for f in frames if skin_fraction(f) >= threshold][:6]
+        assert hands, f"the {game} recording shows no hand over the table"
+        chosen += hands + [f for f in frames[::7] if skin_fraction(f) < threshold][:len(hands)]
+    height, width = chosen[0].shape[:2]
+    (tmp_path / "frames.rgb").write_bytes(b"".join(np.ascontiguousarray(f[:, :, ::-1]).tobytes() for f in chosen))
+    skin = {"width": SKIN_WIDTH, "ycrcb_low": list(SKIN_YCRCB_LOW), "ycrcb_high": list(SKIN_YCRCB_HIGH)}
+    (tmp_path / "job.json").write_text(json.dumps({"width": width, "height": height, "count": len(chosen),
+                                                   "pixels": str(tmp_path / "frames.rgb"), "skin": skin}))
+    (tmp_path / "skin.js").write_text(SKIN_SCRIPT)
+    result = subprocess.run([node(), str(tmp_path / "skin.js"), str(CORE), str(tmp_path / "job.json")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    shares = json.loads(result.stdout)
+    expected = [skin_fraction(f) for f in chosen]
+    assert [s >= threshold for s in shares] == [e >= threshold for e in expected]
+    assert np.abs(np.array(shares) - np.array(expected)).max() <= 0.0005, list(zip(shares, expected))

@@ -23,6 +23,7 @@ import numpy as np
 from flask import Blueprint, current_app, jsonify, request, send_file, url_for
 from flask_babel import gettext as _
 
+from companion.table import pipeline
 from companion.vision import decode as decoding
 from companion.vision import detector as reading
 from companion.vision.letterbox import PAD_VALUE
@@ -148,6 +149,9 @@ def models():
             "max_zoom": reading.MAX_ZOOM, "oriented_aspect": reading.ORIENTED_ASPECT,
             "index_class": reading.INDEX_CLASS, "back_class": reading.BACK_CLASS, "none_class": reading.NONE_CLASS,
             "rotations": list(reading.ROTATIONS), "tile": "auto",
+            # a hand over the table (companion.table.pipeline.skin_fraction): the reader says so in each post
+            "skin": {"width": pipeline.SKIN_WIDTH, "ycrcb_low": list(pipeline.SKIN_YCRCB_LOW),
+                     "ycrcb_high": list(pipeline.SKIN_YCRCB_HIGH), "occluder_fraction": pipeline.PipelineConfig().occluder_fraction},
         },
         "runtime": runtime(),
         # How the page's reader behaves (web_ui/static/phone_reader.js): slower than this a frame, it sends frames.

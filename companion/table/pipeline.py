@@ -144,7 +144,14 @@ def _box_corners(boxes: np.ndarray) -> np.ndarray:
     return np.stack([np.stack([x1, y1], 1), np.stack([x2, y1], 1), np.stack([x2, y2], 1), np.stack([x1, y2], 1)], 1).reshape(-1, 2)
 
 
-def skin_fraction(frame: np.ndarray, width: int = 160) -> float:
+# What skin_fraction looks at: the frame shrunk to this width, and skin as this box of YCrCb values.
+# A reader elsewhere (the phone's, web_ui/static/reader_core.js skinFraction) measures the same, told
+# these by GET /api/models.
+SKIN_WIDTH = 160
+SKIN_YCRCB_LOW, SKIN_YCRCB_HIGH = (60, 138, 80), (245, 172, 122)
+
+
+def skin_fraction(frame: np.ndarray, width: int = SKIN_WIDTH) -> float:
     """Share of the frame covered by the largest skin-coloured blob: a cheap sign of a hand over the table.
 
     Only one solid blob counts: the pinkish anti-aliased edges of red pips are thin and scattered,
@@ -153,7 +160,7 @@ def skin_fraction(frame: np.ndarray, width: int = 160) -> float:
     h, w = frame.shape[:2]
     small = cv2.resize(frame, (width, max(1, int(h * width / w))), interpolation=cv2.INTER_AREA)
     ycrcb = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
-    mask = cv2.inRange(ycrcb, (60, 138, 80), (245, 172, 122))
+    mask = cv2.inRange(ycrcb, SKIN_YCRCB_LOW, SKIN_YCRCB_HIGH)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if count <= 1:

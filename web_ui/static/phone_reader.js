@@ -103,6 +103,9 @@ window.PhoneReader = (() => {
       document.body.dataset.readerDeck = ready.deck || "";
       let deckName = ready.deck;
       const slowMs = models.reader.slow_read_ms;
+      // A hand over the table, as the server judges its own frames: while one covers it, a card unseen is
+      // not gone (without it a hand carrying cards had them removed and placed anew, not moved).
+      const skin = models.contract.skin || null;
       const feed = "phone-" + Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, "0")).join("");
       const canvas = document.createElement("canvas"), context = canvas.getContext("2d", { willReadFrequently: true });
       const started = performance.now(), times = [];
@@ -115,7 +118,7 @@ window.PhoneReader = (() => {
         context.drawImage(video, 0, 0, width, height);
         const time = (performance.now() - started) / 1000;
         const pixels = context.getImageData(0, 0, width, height).data;
-        const read = await ask({ type: "read", id: seq, width, height, rgba: pixels.buffer, indexPx }, [pixels.buffer], READ_TIMEOUT_MS);
+        const read = await ask({ type: "read", id: seq, width, height, rgba: pixels.buffer, indexPx, skin }, [pixels.buffer], READ_TIMEOUT_MS);
         if (stopped) return;
         times.push(read.ms);
         const recent = median(times.slice(-SLOW_AFTER_READS));
@@ -129,6 +132,7 @@ window.PhoneReader = (() => {
           backs: read.backs.map((b) => ({ box: box(b.box), score: round(b.score, 4) })),
           reader: { kind: "browser", backend: ready.backend, ms: round(read.ms, 1), models: models.models, deck: deckName },
         };
+        if (skin && read.skin != null) body.occluded = read.skin >= skin.occluder_fraction;
         if (wantFrame) body.mat_frame = await still(canvas);
         seq += 1;
         const answer = await post(body).catch(() => null);

@@ -601,9 +601,119 @@
     return { read, detectBoxes, classifyBoxes };
   }
 
+  // -- companion.table.pipeline.skin_fraction: the share of the frame under the largest skin-coloured blob,
+  //    a hand over the table. The frame shrunk as cv2.resize INTER_AREA does (exactly at a whole ratio, as
+  //    960x720, 1280x720 or 1920x1080 to 160 wide: each pixel the rounded mean of its block; a box average
+  //    otherwise), cv2's 8-bit YCrCb (14-bit fixed point), inRange, a 3x3 opening, 8-connected blobs.
+  const YUV_SHIFT = 14, YUV_HALF = 1 << (YUV_SHIFT - 1), YUV_DELTA = 128 << YUV_SHIFT;
+  const Y_R = 4899, Y_G = 9617, Y_B = 1868, CR_R = 11682, CB_B = 9241;
+
+  function resizeArea(image, width, height) {
+    const sw = image.width, sh = image.height, src = image.data, out = new Uint8Array(width * height * 3);
+    const fx = sw / width, fy = sh / height;
+    if (Number.isInteger(fx) && Number.isInteger(fy)) {
+      const area = fx * fy;
+      for (let y = 0; y < height; y++) {
+        for (let x = 0; x < width; x++) {
+          for (let c = 0; c < 3; c++) {
+            let sum = 0;
+            for (let dy = 0; dy < fy; dy++) {
+              let i = ((y * fy + dy) * sw + x * fx) * 3 + c;
+              for (let dx = 0; dx < fx; dx++, i += 3) sum += src[i];
+            }
+            out[(y * width + x) * 3 + c] = Math.min(255, pyRound(sum / area));
+          }
+        }
+      }
+      return { width, height, data: out };
+    }
+    for (let y = 0; y < height; y++) {
+      const y0 = y * fy, y1 = y0 + fy;
+      for (let x = 0; x < width; x++) {
+        const x0 = x * fx, x1 = x0 + fx, sum = [0, 0, 0];
+        for (let sy = Math.floor(y0); sy < Math.min(sh, Math.ceil(y1)); sy++) {
+          const wy = Math.min(y1, sy + 1) - Math.max(y0, sy);
+          for (let sx = Math.floor(x0); sx < Math.min(sw, Math.ceil(x1)); sx++) {
+            const w = wy * (Math.min(x1, sx + 1) - Math.max(x0, sx)), i = (sy * sw + sx) * 3;
+            sum[0] += w * src[i]; sum[1] += w * src[i + 1]; sum[2] += w * src[i + 2];
+          }
+        }
+        for (let c = 0; c < 3; c++) out[(y * width + x) * 3 + c] = Math.min(255, Math.max(0, pyRound(sum[c] / (fx * fy))));
+      }
+    }
+    return { width, height, data: out };
+  }
+
+  function skinMask(image, low, high) {
+    const n = image.width * image.height, src = image.data, mask = new Uint8Array(n);
+    const clip = (v) => (v < 0 ? 0 : v > 255 ? 255 : v);
+    for (let p = 0; p < n; p++) {
+      const r = src[3 * p], g = src[3 * p + 1], b = src[3 * p + 2];
+      const y = (r * Y_R + g * Y_G + b * Y_B + YUV_HALF) >> YUV_SHIFT;
+      const cr = clip(((r - y) * CR_R + YUV_DELTA + YUV_HALF) >> YUV_SHIFT), cb = clip(((b - y) * CB_B + YUV_DELTA + YUV_HALF) >> YUV_SHIFT);
+      mask[p] = y >= low[0] && y <= high[0] && cr >= low[1] && cr <= high[1] && cb >= low[2] && cb <= high[2] ? 1 : 0;
+    }
+    return mask;
+  }
+
+  /** cv2's erode (keep = all) or dilate (keep = any) with a 3x3 square; the frame's edge adds nothing. */
+  function morph3(mask, width, height, all) {
+    const out = new Uint8Array(mask.length);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        let value = all ? 1 : 0;
+        for (let dy = -1; dy <= 1; dy++) {
+          const yy = y + dy;
+          if (yy < 0 || yy >= height) continue;
+          for (let dx = -1; dx <= 1; dx++) {
+            const xx = x + dx;
+            if (xx < 0 || xx >= width) continue;
+            const v = mask[yy * width + xx];
+            if (all && !v) value = 0; else if (!all && v) value = 1;
+          }
+        }
+        out[y * width + x] = value;
+      }
+    }
+    return out;
+  }
+
+  function largestBlob(mask, width, height) {
+    const seen = new Uint8Array(mask.length), stack = new Int32Array(mask.length);
+    let best = 0;
+    for (let start = 0; start < mask.length; start++) {
+      if (!mask[start] || seen[start]) continue;
+      let top = 0, size = 0;
+      stack[top++] = start; seen[start] = 1;
+      while (top) {
+        const p = stack[--top], x = p % width, y = (p - x) / width;
+        size++;
+        for (let dy = -1; dy <= 1; dy++) {
+          const yy = y + dy;
+          if (yy < 0 || yy >= height) continue;
+          for (let dx = -1; dx <= 1; dx++) {
+            const xx = x + dx, q = yy * width + xx;
+            if (xx < 0 || xx >= width || seen[q] || !mask[q]) continue;
+            seen[q] = 1; stack[top++] = q;
+          }
+        }
+      }
+      best = Math.max(best, size);
+    }
+    return best;
+  }
+
+  /** The share of ``image`` (RGB) under its largest skin-coloured blob; ``skin``: GET /api/models' contract.skin. */
+  function skinFraction(image, skin) {
+    const width = skin.width, height = Math.max(1, Math.floor(image.height * width / image.width));
+    const small = resizeArea(image, width, height);
+    const opened = morph3(morph3(skinMask(small, skin.ycrcb_low, skin.ycrcb_high), width, height, true), width, height, false);
+    return largestBlob(opened, width, height) / (width * height);
+  }
+
   const api = { pyRound, median, fromRGBA, crop, resizeLinear, fitLetterbox, letterboxTensor, boxesToSource, nms,
     decodeYolo, tileStarts, plausibleTurns, classifierCrop, setFused: (on) => { FUSED = on; }, cropTensor, bestRotation, makeReader,
-    hsv, lab, inkColours, backHistogram, bhattacharyya, makeDeck };
+    hsv, lab, inkColours, backHistogram, bhattacharyya, makeDeck, resizeArea, skinFraction };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.ReaderCore = api;
 })(typeof self !== "undefined" ? self : this);

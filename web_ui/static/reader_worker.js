@@ -9,7 +9,8 @@
    Messages in:  {type: "init", models: <GET /api/models>, deck: <profile> | null, backends?}
                                                                   → {type: "ready", backend, precision, threads, deck, embedding, webgpu}
                  {type: "deck", deck: <GET /api/tables/<id>/deck/profile> | null}  → {type: "deck", deck}
-                 {type: "read", id, width, height, rgba | rgb, indexPx}            → {type: "read", id, indices, backs, ms}
+                 {type: "read", id, width, height, rgba | rgb, indexPx, skin}      → {type: "read", id, indices, backs, ms, skin}
+                 (skin in: contract.skin, to measure the skin share of the frame; out: that share, or null)
    Any failure answers {type: "error", id, stage: "init" | "deck" | "read", message}. */
 "use strict";
 importScripts("reader_core.js");
@@ -110,7 +111,10 @@ async function read(message) {
     : self.ReaderCore.fromRGBA(message.width, message.height, new Uint8Array(message.rgba));
   const started = performance.now();
   const reading = await reader.read(image, message.indexPx == null ? null : Number(message.indexPx));
-  return { ...reading, ms: performance.now() - started };
+  const ms = performance.now() - started;
+  // a hand over the table, judged as the server judges its own frames (skin: /api/models' contract.skin)
+  const skin = message.skin ? self.ReaderCore.skinFraction(image, message.skin) : null;
+  return { ...reading, ms, skin };
 }
 
 self.onmessage = async (event) => {
