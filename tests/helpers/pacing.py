@@ -4,9 +4,10 @@ each is held, and what a reader that reads one frame every ``read_s`` seconds se
 A reader that reads a frame in ``read_s`` seconds sees a held frame about ``hold_s / read_s`` times;
 the first of them is a new look, the others read the same pixels again. The tracker's timers are in
 seconds (a card settles in 0.6 s, one gone is removed after 2 s), so the table's clock must run at
-about the recording's own pace: a hand that carries a card across the mat in one second of the
+about the recording's own pace, or not much slower: a hand that carries a card across the mat in one second of the
 recording must not take two on the table, or the card is removed and placed anew instead of moved
-(the Chosen recording read at twice its own pace, 2026-12-02). So the frames played are every
+(the Chosen recording read at twice its own pace while the phone's posts did not yet say when a hand
+was over the table, 2026-12-02). So the frames played are every
 ``every``-th, ``every`` the recording's frames in one hold."""
 from __future__ import annotations
 
