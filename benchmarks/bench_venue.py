@@ -5,19 +5,22 @@ simulated table replaying its recorded detections (the three demo recordings rea
 neural detector, kept in ``var/venue-readings/``) at 5 posts a second with 2 phones watching it, a
 referee in its own process timing its changes. The counts are tried in turn, a fresh server each,
 until one does not hold (a table falls behind, the referee's p99 reaches 200 ms, or a post fails).
-Rows: the most tables that held, and per count tried the referee's p99, the slowest table's share
-of posts sent on time and the server's CPU per post (the figure other jobs on the machine inflate
-least). The load generator shares the server's cores. First, in this process (no HTTP, no other
-process): the CPU of one post over 12 tables' 1,200 posts, split by stage (what to make faster). For
+Both on one process (SQLite) and on ``serve --workers 2`` (two processes sharing the port, on a throw-
+away PostgreSQL cluster on the same cores; each simulated table and phone posts from a loopback address
+of its own, as a venue's machines each have one). Rows: the most tables that held, and per count tried
+the referee's p99, the slowest table's share of posts sent on time and the server's CPU per post (the
+figure other jobs on the machine inflate least). The load generator shares the server's cores. First, in
+this process (no HTTP, no other process): the CPU of one post over 12 tables' 1,200 posts, split by
+stage (what to make faster). For
 tables that still send frames, beside it: ``python benchmarks/run.py venue batching`` (bench_batching.py).
 
-    python benchmarks/run.py venue            # 5, 10, 15, 20, 30, … 70 tables, 30 s each after a 10 s warm-up
-    python benchmarks/load_venue.py --find 10,20,30,40,50,60,70   # the same, one JSON line per count
+    python benchmarks/run.py venue            # 5, 10, 15, 20, 30, … 70 tables, 30 s each after a 10 s warm-up,
+                                              # on one process, then on serve --workers 2 (PostgreSQL)
+    python benchmarks/load_venue.py --find 10,20,30,40,50,60,70 [--workers 2]   # the same, one JSON line per count
 """
 from __future__ import annotations
 
 import argparse
-import asyncio
 import pathlib
 import statistics
 import sys
@@ -28,7 +31,7 @@ sys.path.insert(0, str(HERE))
 
 import load_venue  # noqa: E402
 
-COUNTS = (5, 10, 15, 20, 30, 40, 50, 60, 70)
+COUNTS = (5, 10, 15, 20, 30, 40, 45, 50, 60, 70)
 QUICK_COUNTS = (5, 10)
 
 
@@ -124,6 +127,34 @@ def stages(tables: int = 12, posts: int = 1200) -> list[dict]:
     return rows
 
 
+def series(args, cpus, recordings: dict, frames: dict, workers: int, counts: tuple[int, ...]) -> list[dict]:
+    """The counts in turn on ``workers`` processes (more than one: ``serve --workers`` on a throw-away PostgreSQL
+    cluster on the same cores) until one does not hold; the most that held first."""
+    args.workers = workers
+    label = "one process (SQLite)" if workers == 1 else f"serve --workers {workers} (PostgreSQL on the same cores)"
+    held, rows = 0, []
+    for count in counts:
+        result = load_venue.run_venue(args, cpus, count, recordings, frames)
+        print(f"bench_venue: {label}, {count} tables: {'held' if result['held'] else 'did not hold'} "
+              f"(referee p99 {result['referee_ms_p99']} ms, slowest table on time {result['slowest_table_on_time']:.0%}, "
+              f"server {result['server_cpu_ms_per_post']} ms CPU a post, load average {result['load_average_1min_before']})",
+              file=sys.stderr, flush=True)
+        database = "" if result["database_cpu_s_per_s"] is None else f", PostgreSQL {result['database_cpu_s_per_s']} cores"
+        note = (f"{'held' if result['held'] else 'did NOT hold'}: slowest table sent {result['slowest_table_on_time']:.0%} of its posts on time, "
+                f"{result['tables_behind']} behind, {result['failed_posts']} failed; post p50 {result['post_ms_p50']} ms; "
+                f"server {result['server_cpu_ms_per_post']} ms CPU a post, {result['server_cpu_s_per_s']} cores{database}; "
+                f"load average {result['load_average_1min_before']}")
+        rows.append({"name": f"{label}, {count} tables posting detections at 5/s: referee p99", "median": result["referee_ms_p99"],
+                     "unit": "ms", "note": note})
+        if not result["held"]:
+            break
+        held = count
+    rows.insert(0, {"name": f"tables {label} holds, every table posting detections at 5/s", "median": held, "unit": "tables",
+                    "note": f"none behind (>= {load_venue.KEEPS_UP_SHARE:.0%} of posts on time), referee p99 < 200 ms, "
+                            f"2 phones per table; counts tried: {', '.join(r['name'].split(', ')[-1].split()[0] for r in rows)}"})
+    return rows
+
+
 def run(quick: bool) -> list[dict]:
     import os
 
@@ -132,29 +163,6 @@ def run(quick: bool) -> list[dict]:
     cpus = [c for c in (0, 1) if c in available] or None
     recordings = {game: load_venue.recorded(game) for game in load_venue.GAMES}
     frames = {game: load_venue.bodies(data) for game, data in recordings.items()}
-    held, rows = 0, []
     staged = stages(6 if quick else 12, 300 if quick else 1200)
-    for count in QUICK_COUNTS if quick else COUNTS:
-        with tempfile.TemporaryDirectory(prefix="companion-venue-") as folder:
-            server = load_venue.Server(pathlib.Path(folder), cpus).start()
-            try:
-                result = asyncio.run(load_venue.venue(args, server, count, recordings, frames))
-            finally:
-                server.stop()
-        print(f"bench_venue: {count} tables: {'held' if result['held'] else 'did not hold'} "
-              f"(referee p99 {result['referee_ms_p99']} ms, slowest table on time {result['slowest_table_on_time']:.0%}, "
-              f"server {result['server_cpu_ms_per_post']} ms CPU a post, load average {result['load_average_1min_before']})",
-              file=sys.stderr, flush=True)
-        note = (f"{'held' if result['held'] else 'did NOT hold'}: slowest table sent {result['slowest_table_on_time']:.0%} of its posts on time, "
-                f"{result['tables_behind']} behind, {result['failed_posts']} failed; post p50 {result['post_ms_p50']} ms; "
-                f"server {result['server_cpu_ms_per_post']} ms CPU a post, {result['server_cpu_s_per_s']} cores; "
-                f"load average {result['load_average_1min_before']}")
-        rows.append({"name": f"{count} tables posting detections at 5/s: referee p99", "median": result["referee_ms_p99"],
-                     "unit": "ms", "note": note})
-        if not result["held"]:
-            break
-        held = count
-    rows.insert(0, {"name": "tables one server holds, every table posting detections at 5/s", "median": held, "unit": "tables",
-                    "note": f"none behind (>= {load_venue.KEEPS_UP_SHARE:.0%} of posts on time), referee p99 < 200 ms, "
-                            f"2 phones per table; counts tried: {', '.join(str(r['name'].split()[0]) for r in rows)}"})
-    return staged + rows
+    counts = QUICK_COUNTS if quick else COUNTS
+    return staged + series(args, cpus, recordings, frames, 1, counts) + series(args, cpus, recordings, frames, 2, counts)

@@ -109,14 +109,15 @@ def bodies(data: dict) -> list[tuple[float, bytes, bytes]]:
 class Connection:
     """One keep-alive HTTP/1.1 connection, as a phone's page keeps one to its server."""
 
-    def __init__(self, port: int) -> None:
-        self.port = port
+    def __init__(self, port: int, source: str | None = None) -> None:
+        self.port, self.source = port, source
         self.reader = self.writer = None
 
     async def post(self, path: str, body: bytes, headers: dict[str, str], timeout: float = 30.0) -> tuple[int, dict]:
         for attempt in (0, 1):   # a connection the server closed meanwhile (its keep-alive ran out) is opened again
             if self.writer is None:
-                self.reader, self.writer = await asyncio.open_connection(HOST, self.port, limit=1 << 22)
+                self.reader, self.writer = await asyncio.open_connection(HOST, self.port, limit=1 << 22,
+                                                                         local_addr=(self.source, 0) if self.source else None)
             try:
                 head = [f"POST {path} HTTP/1.1", f"Host: {HOST}:{self.port}", f"Content-Length: {len(body)}",
                         "Content-Type: application/json"] + [f"{k}: {v}" for k, v in headers.items()]
@@ -163,9 +164,10 @@ class Connection:
 class SimulatedTable:
     """A table whose reader posts its recording's detections ``rate`` times a second, one at a time."""
 
-    def __init__(self, port: int, table: dict, frames: list, rate: float, seconds: float, warmup: float = 0.0) -> None:
+    def __init__(self, port: int, table: dict, frames: list, rate: float, seconds: float, warmup: float = 0.0,
+                 source: str | None = None) -> None:
         self.port, self.table, self.frames, self.rate, self.seconds, self.warmup = port, table, frames, rate, seconds, warmup
-        self.connection = Connection(port)
+        self.connection = Connection(port, source)
         self.feed = f"venue-{table['id']}"
         self.latencies: list[float] = []
         self.slots = 0
@@ -221,6 +223,12 @@ class SimulatedTable:
 
 
 # -- the venue --------------------------------------------------------------------------------------------
+def machine_address(kind: int, n: int) -> str:
+    """The n-th table computer's (kind 1) or phone's (kind 2) own address on loopback (127.0.0.0/8 is all this
+    machine's): a venue's machines each have one, and ``serve --workers`` gives each address to one worker."""
+    return f"127.{kind * 10 + n // 250}.0.{n % 250 + 1}"
+
+
 async def setup_table(port: int, data: dict) -> dict:
     status, table = await http(port, "POST", "/api/tables", {"game": data["game"], **data["setup"]})
     assert status == 201, (status, table)
@@ -237,8 +245,10 @@ async def venue(args, server: Server, count: int, recordings: dict[str, dict], f
     tables = []
     for n in range(count):
         game = GAMES[n % len(GAMES)]
-        tables.append(SimulatedTable(port, await setup_table(port, recordings[game]), frames[game], args.rate, args.seconds, args.warmup))
-    watchers = [Watcher(port, t.table["id"]) for t in tables for _ in range(args.phones)]
+        tables.append(SimulatedTable(port, await setup_table(port, recordings[game]), frames[game], args.rate, args.seconds, args.warmup,
+                                     source=machine_address(1, n)))
+    watchers = [Watcher(port, t.table["id"], source=machine_address(2, n * args.phones + k))
+                for n, t in enumerate(tables) for k in range(args.phones)]
     for watcher in watchers:
         watcher.task = asyncio.ensure_future(watcher.run())
     if watchers:
@@ -249,6 +259,7 @@ async def venue(args, server: Server, count: int, recordings: dict[str, dict], f
     running = asyncio.gather(*(t.run(start + random.random() / args.rate) for t in tables))
     await asyncio.sleep(max(0.0, start + args.warmup - time.monotonic()))
     cpu_before = server.cpu_seconds()
+    database_before = database_cpu_seconds(args)
     own_before = time.process_time()
     load_before = os.getloadavg()[0]
     referee = await asyncio.create_subprocess_exec(
@@ -257,6 +268,7 @@ async def venue(args, server: Server, count: int, recordings: dict[str, dict], f
     await running
     output, _ = await referee.communicate()
     cpu = server.cpu_seconds() - cpu_before
+    database_cpu = database_cpu_seconds(args) - database_before
     own = time.process_time() - own_before
     times = json.loads(output) if output.strip() else []
     for watcher in watchers:
@@ -276,9 +288,49 @@ async def venue(args, server: Server, count: int, recordings: dict[str, dict], f
             "failures": failures[:3], "referee_ms_p50": round(statistics.median(times) * 1000, 1) if times else None,
             "referee_ms_p99": round(p99, 1), "server_cpu_s_per_s": round(cpu / args.seconds, 2),
             "server_cpu_ms_per_post": round(cpu / max(1, len(latencies)) * 1000, 2), "server_rss_mb": round(server.rss_mb(), 1),
-            "load_generator_cpu_s_per_s": round(own / args.seconds, 2),
+            "load_generator_cpu_s_per_s": round(own / args.seconds, 2), "workers": getattr(args, "workers", 1),
+            "database_cpu_s_per_s": round(database_cpu / args.seconds, 2) if getattr(args, "cluster", None) else None,
             "load_average_1min_before": round(load_before, 2), "load_average_1min_after": round(os.getloadavg()[0], 2),
             "held": behind == 0 and p99 < 200 and not failures}
+
+
+def database_cpu_seconds(args) -> float:
+    """CPU time of the PostgreSQL cluster the workers share (its postmaster and every backend), 0 without one."""
+    from load_web import process_children, process_cpu_seconds
+
+    cluster = getattr(args, "cluster", None)
+    if cluster is None:
+        return 0.0
+    postmaster = int((cluster.data / "postmaster.pid").read_text().split()[0])
+    return sum(process_cpu_seconds(pid) for pid in [postmaster, *process_children(postmaster)])
+
+
+def shared_database(workers: int):
+    """``--workers`` > 1: a throw-away PostgreSQL cluster (the tests' own, fsync and synchronous commits on, as a
+    venue's would be) on these same cores; else nothing (the one server's SQLite journal)."""
+    import contextlib
+
+    if workers <= 1:
+        return contextlib.nullcontext(None)
+    sys.path.insert(0, str(ROOT / "tests"))
+    from helpers.postgres import cluster
+
+    return cluster(fsync=True)
+
+
+def run_venue(args, cpus: list[int] | None, count: int, recordings: dict, frames: dict) -> dict:
+    """One count of tables on a fresh server (``args.workers`` processes; on a fresh database when more than one)."""
+    workers = getattr(args, "workers", 1)
+    with shared_database(workers) as cluster, tempfile.TemporaryDirectory(prefix="companion-venue-") as folder:
+        args.cluster = cluster
+        server = Server(pathlib.Path(folder), cpus, cluster.url() if cluster else None, workers).start()
+        try:
+            result = asyncio.run(venue(args, server, count, recordings, frames))
+        finally:
+            server.stop()
+            args.cluster = None
+    result["server_cpus"] = cpus
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -291,6 +343,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--phones", type=int, default=2, help="live streams watching each table")
     parser.add_argument("--referee-rate", type=float, default=2.0, help="the referee's changes a second")
     parser.add_argument("--cpus", default="0,1", help="cores for the server (comma-separated; empty: any)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="companion serve --workers N (N > 1: on a throw-away PostgreSQL cluster on the same cores)")
     args = parser.parse_args(argv)
     available = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()
     cpus = [int(c) for c in args.cpus.split(",") if c.strip() and int(c) in available] or None
@@ -299,13 +353,7 @@ def main(argv: list[str] | None = None) -> int:
     counts = [int(c) for c in args.find.split(",")] if args.find else [args.tables]
     held = False
     for count in counts:
-        with tempfile.TemporaryDirectory(prefix="companion-venue-") as folder:
-            server = Server(pathlib.Path(folder), cpus).start()
-            try:
-                result = asyncio.run(venue(args, server, count, recordings, frames))
-            finally:
-                server.stop()
-        result["server_cpus"] = cpus
+        result = run_venue(args, cpus, count, recordings, frames)
         print(json.dumps(result), flush=True)
         held = result["held"]
         if not held:

@@ -64,11 +64,43 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-class Server:
-    """``companion serve`` as a child process; ``database``: a postgresql:// URL (None: SQLite in ``data``)."""
+def process_children(pid: int) -> list[int]:
+    """A process's children and theirs (Linux /proc)."""
+    found = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as listing:
+                found += [int(child) for child in listing.read().split()]
+    except OSError:
+        return found
+    return found + [grandchild for child in list(found) for grandchild in process_children(child)]
 
-    def __init__(self, data: pathlib.Path, cpus: list[int] | None, database: str | None = None) -> None:
-        self.data, self.cpus, self.database = data, cpus, database
+
+def process_cpu_seconds(pid: int) -> float:
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError:   # it ended meanwhile
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def process_rss_mb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+class Server:
+    """``companion serve`` as a child process; ``database``: a postgresql:// URL (None: SQLite in ``data``);
+    ``workers``: ``companion serve --workers N`` (its workers' CPU and memory counted with it)."""
+
+    def __init__(self, data: pathlib.Path, cpus: list[int] | None, database: str | None = None, workers: int = 1) -> None:
+        self.data, self.cpus, self.database, self.workers = data, cpus, database, workers
         self.port = free_port()
         self.process: subprocess.Popen | None = None
 
@@ -76,8 +108,9 @@ class Server:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         env.pop("COMPANION_DATABASE", None)   # the store is the one named here
         store = ["--database", self.database] if self.database else []
+        workers = ["--workers", str(self.workers)] if self.workers > 1 else []
         self.process = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--host", HOST, "--port", str(self.port),
-                                         "--data", str(self.data), *store], cwd=ROOT, env=env,
+                                         "--data", str(self.data), *store, *workers], cwd=ROOT, env=env,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if self.cpus and hasattr(os, "sched_setaffinity"):
             os.sched_setaffinity(self.process.pid, self.cpus)
@@ -90,17 +123,16 @@ class Server:
                 time.sleep(0.1)
         raise RuntimeError("the server did not start within 60 s")
 
+    def pids(self) -> list[int]:
+        """The server's process and its workers (``--workers``: it starts them as its children)."""
+        return [self.process.pid, *process_children(self.process.pid)]
+
     def rss_mb(self) -> float:
-        with open(f"/proc/{self.process.pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-        return float("nan")
+        return sum(process_rss_mb(pid) for pid in self.pids())
 
     def cpu_seconds(self) -> float:
         """User + system CPU time the server has used (a figure the other jobs on the machine do not inflate much)."""
-        fields = open(f"/proc/{self.process.pid}/stat").read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return sum(process_cpu_seconds(pid) for pid in self.pids())
 
     def kill(self) -> None:
         self.process.send_signal(signal.SIGKILL)
@@ -151,8 +183,9 @@ def dechunk(data: bytes) -> bytes:
 class Watcher:
     """One phone's live stream: the change ids it got, in order, and (when ``keep``) the state it rebuilt."""
 
-    def __init__(self, port: int, table_id: str, keep: bool = False) -> None:
+    def __init__(self, port: int, table_id: str, keep: bool = False, source: str | None = None) -> None:
         self.port, self.table_id, self.keep = port, table_id, keep
+        self.source = source   # the phone's own address (a loopback one: 127.x.y.z), None: the default
         self.ids: list[int] = []
         self.state = None
         self.snapshots = 0
@@ -162,7 +195,8 @@ class Watcher:
 
     async def run(self) -> None:
         try:
-            reader, writer = await asyncio.open_connection(HOST, self.port, limit=1 << 22)  # a snapshot is one long line
+            reader, writer = await asyncio.open_connection(HOST, self.port, limit=1 << 22,  # a snapshot is one long line
+                                                           local_addr=(self.source, 0) if self.source else None)
             writer.write(f"GET /api/tables/{self.table_id}/stream HTTP/1.1\r\nHost: {HOST}:{self.port}\r\n\r\n".encode())
             await writer.drain()
             while (await reader.readline()) not in (b"\r\n", b""):

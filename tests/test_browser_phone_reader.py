@@ -60,7 +60,8 @@ def test_without_the_runtime_the_phone_says_why_and_sends_frames(tmp_path, monke
 def test_the_phone_reads_with_the_tables_learned_deck_and_says_its_backend(tmp_path):
     """A table reading with a learned deck (taught from a real deck's card photos): the phone reads with that
     deck itself (no fallback), names it in its posts (the server takes them: reader.deck is the table's), and
-    the page says the backend it got (headless Chromium has no WebGPU adapter here: WebAssembly)."""
+    the page says the backend it got (headless Chromium has no WebGPU adapter here: WebAssembly). The deck
+    turned off meanwhile, the phone reads on with the general models."""
     from playwright import sync_api
 
     from companion.vision import Detector
@@ -98,10 +99,20 @@ def test_the_phone_reads_with_the_tables_learned_deck_and_says_its_backend(tmp_p
                 page.wait_for_selector("body[data-detections-sent], body[data-reader-fallback]", timeout=240000)
                 seen = page.evaluate("({...document.body.dataset})")
                 said = page.inner_text("#camera-status")
+                # the referee turns the deck off meanwhile: the server refuses the next post (409), the page
+                # fetches the table's deck again and reads on with the general models
+                status, _ = request(base, "POST", f"/api/tables/{table.id}/deck", {"deck": None}, {"X-Referee-Pin": pin})
+                assert status == 200
+                sent = int(seen.get("detectionsSent", 0))
+                page.wait_for_function("(sent) => document.body.dataset.readerFallback || (document.body.dataset.readerDeck === '' "
+                                       "&& Number(document.body.dataset.detectionsSent) > sent)", arg=sent, timeout=240000)
+                after = page.evaluate("({...document.body.dataset})")
             finally:
                 browser.close()
         status, camera = request(base, "GET", f"/api/tables/{table.id}/camera")
     assert "readerFallback" not in seen, seen.get("readerFallback")
     assert seen["reader"] == "browser" and seen["readerDeck"] == "kentdoan" and seen["readerBackend"] == "wasm"
+    assert seen["readerWebgpu"] == "no WebGPU adapter" and seen["readerPrecision"] == "int8"
     assert "kentdoan" in said and "WebAssembly" in said, said
-    assert camera["feed"]["reader"]["backend"] == "wasm" and camera["deck"]["reading_with"] == "kentdoan", camera
+    assert camera["feed"]["reader"]["backend"] == "wasm" and camera["deck"]["reading_with"] is None, camera
+    assert "readerFallback" not in after and after["readerDeck"] == "", after.get("readerFallback")

@@ -20,7 +20,7 @@ from companion.cli import build_parser, main as companion_cli
 # Programs, libraries and formats by their own names; the example players; the JSON keys of a scenario
 # or score file, as the file must spell them.
 PROPER_NAMES = {"companion", "onnxruntime", "openvino", "Detector", "load", "Markdown", "SQLite", "PostgreSQL", "ChArUco",
-                "JSON", "PDF", "JPEG", "PNG", "YOLO", "localhost", "mypc", "local", "stderr", "sigma", "Ann", "Bob", "Cy",
+                "JSON", "PDF", "JPEG", "PNG", "YOLO", "Linux", "localhost", "mypc", "local", "stderr", "sigma", "Ann", "Bob", "Cy",
                 "en", "zh", "Hans"}   # the language codes, as --language takes them
 FILE_KEYS = {"players", "options", "deal", "events", "expect", "setup", "null", "board", "black", "red", "error", "work"}
 TYPED = re.compile(r"`[^`]*`|\{[^}]*\}|'[^']*'|\"[^\"]*\"|--?[\w-]+|\$\w+|\S*[/\\]\S*|\b[\w-]+(?:\.\w+)+\b|\b[A-Z][A-Z0-9_|x.]*\b"

@@ -91,3 +91,64 @@ def test_the_server_says_how_phones_read(tmp_path):
     frames_only = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "b"), "CAMERA_DETECTION": False,
                               "PHONE_READER": False, "READER_SLOW_MS": 500}).test_client()
     assert frames_only.get("/api/models").get_json()["reader"] == {"enabled": False, "slow_read_ms": 500.0}
+
+
+def test_the_classifiers_embedding_copy_is_served_with_its_hash(client):
+    import onnx
+
+    answer = client.get("/api/models").get_json()
+    for precision in ("f32", "int8"):
+        entry = answer["classifier"]["embedding"][precision]
+        response = client.get(entry["url"])
+        assert response.status_code == 200 and hashlib.sha256(response.data).hexdigest() == entry["sha256"]
+        outputs = [output.name for output in onnx.load_from_string(response.data).graph.output]
+        assert outputs[0] == "output0" and "embedding" in outputs
+        assert client.get(entry["url"], headers={"If-None-Match": f'"{entry["sha256"]}"'}).status_code == 304
+
+
+def test_a_tables_learned_deck_is_exported_for_the_phone_and_cached_by_its_version(tmp_path):
+    import base64
+
+    import numpy as np
+
+    from companion.vision.decks.profile import DeckProfile
+    from companion.vision.decks.store import DeckStore
+
+    rng = np.random.default_rng(5)
+    prototypes = rng.normal(size=(6, 1280)).astype(np.float32)
+    prototypes /= np.linalg.norm(prototypes, axis=1, keepdims=True)
+    back = np.full((18, 8), 1 / 144, np.float32)
+    DeckStore(tmp_path / "data").save(DeckProfile("home", ("AS", "AS", "2S", "KH", "BJ", "SJ"), prototypes, back,
+                                                  {"none_floor": 0.71}, np.zeros((6, 13), np.float32)))
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "CAMERA_DETECTION": False})
+    client = app.test_client()
+    table = client.post("/api/tables", json={"game": "chosen", "players": ["Ann", "Bo"]}).get_json()
+    path = f"/api/tables/{table['id']}/deck/profile"
+    assert client.get(path).get_json()["deck"] is None            # the general models: nothing to read with
+    assert client.post(f"/api/tables/{table['id']}/deck", json={"deck": "home"}, headers={"X-Referee-Pin": table["pin"]}).status_code == 200
+    response = client.get(path)
+    body = response.get_json()
+    assert response.status_code == 200 and response.headers["ETag"] == f'"{body["version"]}"'
+    assert body["deck"] == "home" and body["codes"] == ["AS", "AS", "2S", "KH", "BJ", "SJ"] and body["dim"] == 1280
+    assert np.array_equal(np.frombuffer(base64.b64decode(body["prototypes"]), "<f4").reshape(6, 1280), prototypes)
+    assert np.array_equal(np.frombuffer(base64.b64decode(body["back"]), "<f4").reshape(18, 8), back)
+    assert body["none_floor"] == 0.71 and body["trusted"] is True
+    # Detector.with_deck's thresholds (a back learned: the deck's back threshold too), the general closer look
+    assert body["thresholds"] == {"conf": reading.DECK_INDEX_CONF, "back_conf": reading.DECK_BACK_CONF, "max_zoom": reading.MAX_ZOOM}
+    assert client.get(path, headers={"If-None-Match": response.headers["ETag"]}).status_code == 304
+    assert client.get("/api/tables/NOSUCH/deck/profile").status_code == 404
+
+
+def test_a_deck_too_large_for_a_phone_is_refused_with_why(tmp_path, monkeypatch):
+    import numpy as np
+
+    from companion.vision.decks.profile import DeckProfile
+    from companion.vision.decks.store import DeckStore
+
+    monkeypatch.setattr(served, "MAX_BROWSER_PROTOTYPES", 3)
+    DeckStore(tmp_path / "data").save(DeckProfile("big", ("AS", "2S", "3S", "4S"), np.eye(4, 1280, dtype=np.float32)))
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "CAMERA_DETECTION": False, "DEFAULT_DECK": "big"})
+    client = app.test_client()
+    table = client.post("/api/tables", json={"game": "chosen", "players": ["Ann", "Bo"]}).get_json()
+    response = client.get(f"/api/tables/{table['id']}/deck/profile")
+    assert response.status_code == 413 and "big" in response.get_json()["error"]

@@ -162,3 +162,79 @@ def test_sixty_four_camera_viewers_hanging_up_at_once_leave_the_server_answering
         # Answered (within the client's 10 s timeout): the hang-ups freeze nothing.
         assert request(base, "GET", "/api/games")[0] == 200
         assert request(base, "GET", f"/api/tables/{table['id']}")[0] == 200
+
+
+def test_answers_small_and_larger_than_one_hand_over_arrive_whole_on_one_connection(tmp_path):
+    """A Flask answer is handed to the loop in one piece up to WHOLE_ANSWER_BYTES and in chunks above it
+    (a model file): both arrive byte for byte, one after the other on one keep-alive connection."""
+    import hashlib
+    import http.client
+    import json
+
+    assert server_module.WHOLE_ANSWER_BYTES < 3_000_000   # the int8 detector below is streamed in chunks
+    with running_server(tmp_path, CAMERA_DETECTION=False) as (base, _):
+        connection = http.client.HTTPConnection(base.split("//")[1], timeout=10)
+        connection.request("GET", "/api/models")
+        response = connection.getresponse()
+        models = json.loads(response.read())
+        assert response.status == 200
+        large = models["detector"]["int8"]
+        connection.request("GET", large["url"])
+        response = connection.getresponse()
+        data = response.read()
+        assert response.status == 200 and len(data) == large["bytes"] > server_module.WHOLE_ANSWER_BYTES
+        assert hashlib.sha256(data).hexdigest() == large["sha256"]
+        connection.request("GET", "/api/games")   # the same connection goes on after a streamed answer
+        response = connection.getresponse()
+        assert response.status == 200 and "kingdoms" in response.read().decode()
+        connection.close()
+
+
+def test_posts_of_detections_waiting_their_turn_leave_the_referee_answered(tmp_path):
+    """24 tables' posts of detections at once, each held in its pipeline until the test lets go: they wait in
+    their own DETECTIONS_AT_ONCE threads, and the referee's request is answered meanwhile. (In one pool of 16
+    threads, the 14 posts beyond their turns held the other threads asleep and the referee waited with them.)"""
+    import json
+
+    from companion.session.camera import default_pipeline
+    from companion.table.readings import readings_json
+    from companion.vision.models import models_fingerprint
+
+    gate, inside = threading.Event(), threading.Semaphore(0)
+
+    def held_pipeline(table, reader):
+        pipeline = default_pipeline(table, reader)
+        process_readings = pipeline.process_readings
+
+        def held(*args, **kwargs):
+            inside.release()
+            gate.wait(30)
+            return process_readings(*args, **kwargs)
+
+        pipeline.process_readings = held
+        return pipeline
+
+    reader = {"kind": "table-computer", "backend": "onnxruntime", "ms": 40.0, "models": models_fingerprint(), "deck": None}
+    body = json.loads(json.dumps(readings_json([], [], (720, 960), 0.0, 0, reader, feed="held")))
+    with running_server(tmp_path, CAMERA_DETECTION=False, CAMERA_PIPELINE_FACTORY=held_pipeline, DETECTIONS_AT_ONCE=2) as (base, _):
+        tables = [request(base, "POST", "/api/tables", KINGDOMS)[1] for _ in range(24)]
+        answers: list[int] = []
+
+        def send(table):
+            answers.append(request(base, "POST", f"/api/tables/{table['id']}/detections", body,
+                                   {"X-Referee-Token": table["referee_token"]})[0])
+
+        senders = [threading.Thread(target=send, args=(table,)) for table in tables]
+        try:
+            for sender in senders:
+                sender.start()
+            assert inside.acquire(timeout=10) and inside.acquire(timeout=10)   # two posts in their pipelines
+            time.sleep(0.5)   # the other 22 reach the server meanwhile (if one came after the referee, this could not fail)
+            status, view = request(base, "GET", f"/api/tables/{tables[0]['id']}")
+            assert status == 200 and view["game"] == "kingdoms"
+            assert answers == []   # answered while every post still waited
+        finally:
+            gate.set()
+        for sender in senders:
+            sender.join(30)
+        assert answers == [200] * 24

@@ -522,7 +522,9 @@ def post_detections(table_id: str):
     raw = request.get_data(cache=False)
     if len(raw) > camera.max_readings_bytes:
         raise ApiError(413, _("a post of detections may be at most %(bytes)s bytes", bytes=camera.max_readings_bytes))
-    with camera.readings_turns:   # DETECTIONS_AT_ONCE: the rest wait here, and the referee is not kept waiting
+    # DETECTIONS_AT_ONCE: served by web_ui.server the posts come in that many threads of their own (the rest wait
+    # in its queue); under any other WSGI server the rest wait here, and the referee is not kept waiting
+    with camera.readings_turns:
         try:
             body = json.loads(raw or b"null", parse_constant=_reject_constant)
         except RecursionError:

@@ -4,7 +4,7 @@ background thread (tests, benchmarks, embedding).
 One event loop holds every connection. The live streams (server-sent events, MJPEG) are coroutines on
 it (:class:`web_ui.live.LiveStreams`): a watching phone costs a socket and a few kilobytes, not a
 thread, so 500 watchers do not keep the referee waiting. Every other request goes to the Flask app in
-a small thread pool (a2wsgi), after its body has been read on the loop, so a slow or half-sent upload
+a small thread pool (:class:`WsgiInThreads`), after its body has been read on the loop, so a slow or half-sent upload
 holds no thread either. CPU-heavy work (card detection) runs in the camera feeds' own threads, never on
 the loop. Timeouts: a request head must arrive within ``REQUEST_HEAD_SECONDS``, a body within
 ``BODY_SECONDS``; an idle keep-alive connection closes after ``KEEP_ALIVE_SECONDS``; a stream that
@@ -14,12 +14,16 @@ cannot take a message for ``live.SEND_TIMEOUT_SECONDS`` is dropped; TCP keep-ali
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import io
 import json
+import re
 import socket
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import uvicorn
-from a2wsgi import WSGIMiddleware
+from a2wsgi.wsgi import build_environ
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from web_ui import live
@@ -39,6 +43,11 @@ TCP_KEEPIDLE, TCP_KEEPINTVL, TCP_KEEPCNT, TCP_USER_TIMEOUT_MS = 30, 10, 3, 45_00
 # More open connections than this answer 503 rather than running the process out of file descriptors.
 MAX_CONNECTIONS = 4000
 LISTEN_BACKLOG = 2048
+# A Flask answer up to this size is made whole in its thread and handed to the loop once; a larger one (a
+# model file) goes out in chunks as it is read, each waiting for the loop. Per post of detections the
+# chunked hand-over (a2wsgi: the body, the head, each chunk and the end, one blocking round trip to the
+# loop each) cost the server's one core about a sixth of a post (docs/table.md, Venue).
+WHOLE_ANSWER_BYTES = 1024 * 1024
 
 
 class TimedH11Protocol(H11Protocol):
@@ -66,6 +75,68 @@ class TimedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
 
+class WsgiInThreads:
+    """The Flask app in a pool of threads, its request body read before (on the loop) and its answer
+    handed back to the loop in one piece: one hop to a thread and one back per request."""
+
+    def __init__(self, flask_app, threads: int = WSGI_THREADS) -> None:
+        self.app = flask_app
+        self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="wsgi")
+
+    async def __call__(self, scope, body: bytes, send) -> None:
+        loop = asyncio.get_running_loop()
+        environ = build_environ(scope, io.BytesIO(body))
+        context = contextvars.copy_context()
+        answer = await loop.run_in_executor(self.executor, context.run, self._run, environ, loop, send)
+        if answer is not None:
+            start, whole = answer
+            await send(start)
+            await send({"type": "http.response.body", "body": whole, "more_body": False})
+
+    def _run(self, environ: dict, loop, send):
+        """In a thread: the app's answer as (head, body), or None when it was larger than
+        ``WHOLE_ANSWER_BYTES`` and went out in chunks from here (each sent by the loop)."""
+        head: dict = {}
+
+        def start_response(status: str, headers, exc_info=None):
+            head["message"] = {"type": "http.response.start", "status": int(status.split(" ", 1)[0]),
+                               "headers": [(name.strip().encode("latin1").lower(), value.strip().encode("latin1"))
+                                           for name, value in headers]}
+            return lambda chunk: chunks.append(chunk)
+
+        def hand_over(message) -> None:
+            asyncio.run_coroutine_threadsafe(send(message), loop).result()
+
+        chunks: list[bytes] = []
+        iterable = self.app(environ, start_response)
+        streaming, size = False, 0
+        try:
+            for chunk in iterable:
+                if streaming:
+                    hand_over({"type": "http.response.body", "body": chunk, "more_body": True})
+                    continue
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > WHOLE_ANSWER_BYTES:
+                    streaming = True
+                    hand_over(head["message"])
+                    hand_over({"type": "http.response.body", "body": b"".join(chunks), "more_body": True})
+                    chunks.clear()
+        finally:
+            getattr(iterable, "close", lambda: None)()
+        if streaming:
+            hand_over({"type": "http.response.body", "body": b"", "more_body": False})
+            return None
+        return head["message"], b"".join(chunks)
+
+
+# Posts of detections (a table's reader, 5-10 a second each) have threads of their own, DETECTIONS_AT_ONCE
+# of them, and wait their turn in its queue; the referee's and the phones' requests keep the main pool. In
+# the one pool, the posts beyond their turns each held a thread asleep on a semaphore, and every turn given
+# back woke one (docs/table.md, Venue).
+DETECTIONS_PATH = re.compile(r"^/api/tables/[^/]{1,40}/detections$")
+
+
 class AsgiApp:
     """The Flask app as one ASGI application: live streams on the loop, everything else in threads."""
 
@@ -74,7 +145,8 @@ class AsgiApp:
 
         self.flask_app = flask_app
         self.streams = live.LiveStreams(flask_app, SECURITY_HEADERS)
-        self.wsgi = WSGIMiddleware(flask_app, workers=threads)
+        self.wsgi = WsgiInThreads(flask_app, threads)
+        self.detections = WsgiInThreads(flask_app, max(1, int(flask_app.config.get("DETECTIONS_AT_ONCE", 2))))
         self.security_headers = self.streams.security_headers
         self.max_body = int(flask_app.config.get("MAX_CONTENT_LENGTH") or 4 * 1024 * 1024)
 
@@ -124,22 +196,45 @@ class AsgiApp:
                 return await self._error(send, 413, f"a request body may be at most {self.max_body} bytes")
             if not message.get("more_body"):
                 break
-        delivered = False
-
-        async def replay():
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": bytes(body), "more_body": False}
-            return await receive()
-
-        await self.wsgi(scope, replay, send)
+        pool = self.detections if scope["method"] == "POST" and DETECTIONS_PATH.match(scope["path"]) else self.wsgi
+        await pool(scope, bytes(body), send)
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
+# Several worker processes on one port (companion serve --workers): each binds it with SO_REUSEPORT and
+# the kernel gives each new connection to the worker the client's address picks (a classic BPF program:
+# the source IPv4 address modulo the workers), so a table computer or a phone that reconnects reaches the
+# same worker again, as nginx's ip_hash keeps it on one server (a feed's lease stays where it is).
+SO_ATTACH_REUSEPORT_CBPF = 51     # linux/asm-generic/socket.h
+SKF_NET_OFF = -0x100000           # linux/filter.h: loads relative to the network (IP) header
+BPF_LD_W_ABS, BPF_ALU_MOD_K, BPF_RET_A = 0x20, 0x94, 0x16
+IPV4_SOURCE_OFFSET = 12
+
+
+def source_address_program(workers: int) -> list[tuple[int, int, int, int]]:
+    """The reuseport group's choice: the connecting client's IPv4 source address modulo ``workers``."""
+    return [(BPF_LD_W_ABS, 0, 0, (SKF_NET_OFF + IPV4_SOURCE_OFFSET) & 0xFFFFFFFF),
+            (BPF_ALU_MOD_K, 0, 0, workers),
+            (BPF_RET_A, 0, 0, 0)]
+
+
+def attach_program(sock: socket.socket, program: list[tuple[int, int, int, int]]) -> None:
+    import ctypes
+    import struct
+
+    code = b"".join(struct.pack("HBBI", *instruction) for instruction in program)
+    buffer = ctypes.create_string_buffer(code, len(code))
+    fprog = struct.pack("HL", len(program), ctypes.addressof(buffer))   # struct sock_fprog
+    sock.setsockopt(socket.SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, fprog)
+
+
+def listening_socket(host: str, port: int, workers: int = 1) -> socket.socket:
+    """The server's socket; ``workers`` > 1: one of that many processes listening on the port (Linux,
+    IPv4), each connection given to the one its client's address picks."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if workers > 1:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     # Accepted connections inherit these (Linux): the kernel probes idle peers and gives up on unacked data.
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
     for name, value in (("TCP_KEEPIDLE", TCP_KEEPIDLE), ("TCP_KEEPINTVL", TCP_KEEPINTVL), ("TCP_KEEPCNT", TCP_KEEPCNT),
@@ -148,6 +243,8 @@ def listening_socket(host: str, port: int) -> socket.socket:
             sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, name), value)
     sock.bind((host, port))
     sock.listen(LISTEN_BACKLOG)
+    if workers > 1 and family == socket.AF_INET:
+        attach_program(sock, source_address_program(workers))
     sock.setblocking(False)
     return sock
 
@@ -173,14 +270,15 @@ def make_server(app, threads: int = WSGI_THREADS, certfile: str | None = None, k
 
 
 def serve_forever(app, host: str, port: int, threads: int = WSGI_THREADS, certfile: str | None = None,
-                  keyfile: str | None = None) -> None:
-    """Serves until Ctrl-C (uvicorn handles the signal), then ends the live streams and closes the tables."""
+                  keyfile: str | None = None, workers: int = 1) -> None:
+    """Serves until Ctrl-C (uvicorn handles the signal), then ends the live streams and closes the tables.
+    ``workers``: the number of processes sharing the port (this one of them)."""
     from web_ui import shutdown
 
     raise_file_limit()
     server = make_server(app, threads, certfile, keyfile)
     try:
-        server.run(sockets=[listening_socket(host, port)])
+        server.run(sockets=[listening_socket(host, port, workers)])
     finally:
         shutdown(app)
 
@@ -213,4 +311,5 @@ class BackgroundServer:
         self.server.should_exit = True
         self._thread.join(10)
         self.server.config.app.wsgi.executor.shutdown(wait=False)
+        self.server.config.app.detections.executor.shutdown(wait=False)
         self.socket.close()

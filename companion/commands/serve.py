@@ -19,6 +19,14 @@ from companion.i18n import _, ngettext, normalize
 # Threads for ordinary requests (= web_ui.server.WSGI_THREADS; kept here so --help stays cheap): the
 # phones' live streams are coroutines and need none.
 SERVER_THREADS = 16
+# `--workers N`: each worker is this command run again with this variable set to "index/count" (it
+# serves on the shared port and leaves the starting to the first process).
+WORKER_VARIABLE = "COMPANION_SERVE_WORKER"
+MAX_WORKERS = 32
+# A worker that ends within this long of its start (a wrong option, the database away) ends them all with
+# its status; one that ends later (killed) is started again after WORKER_RESTART_SECONDS.
+WORKER_START_SECONDS = 20.0
+WORKER_RESTART_SECONDS = 1.0
 # The exit status when the database named by --database cannot be reached at start (sysexits' EX_UNAVAILABLE),
 # so a service manager tells it from a usage error (2) and tries again later.
 EXIT_DATABASE_UNAVAILABLE = 69
@@ -62,6 +70,10 @@ def register(subparsers) -> None:
                         help=_("phones never read the cards themselves: every phone camera sends its frames and this "
                                "server reads them (default: a phone that can run the card reader in its browser reads "
                                "its own, docs/web.md)"))
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help=_("serve with N processes on one port, for a venue's many tables (needs --database: they "
+                               "share the tables through it; Linux). Each table computer and phone stays with the one "
+                               "its address picks. Default 1"))
     parser.add_argument("--threads", type=int, default=SERVER_THREADS, help=argparse.SUPPRESS)
     parser.set_defaults(handler=serve)
 
@@ -178,6 +190,10 @@ def serve(args) -> int:
 
     if not 0 < args.port < 65536:
         raise CommandError(_("--port must be 1-65535, got %(port)s", port=args.port))
+    workers = getattr(args, "workers", 1)
+    worker = os.environ.get(WORKER_VARIABLE)
+    if workers != 1 and worker is None:
+        return serve_workers(args)
     data = pathlib.Path(args.data)
     url = public_url(args.host, args.port, args.https)
     config = {"DATA_DIR": str(data), "PUBLIC_URL": url, "CAMERA_SOURCE": args.camera, "LIST_TABLES": args.list_tables,
@@ -229,8 +245,88 @@ def serve(args) -> int:
     if args.https:
         cert, key = ensure_certificate(data / "tls", url.split("//", 1)[1].rsplit(":", 1)[0].strip("[]"))
         print(_("HTTPS with the self-signed certificate %(cert)s: each phone accepts it once", cert=cert))
-    serve_forever(app, args.host, args.port, args.threads, str(cert) if cert else None, str(key) if key else None)
+    serve_forever(app, args.host, args.port, args.threads, str(cert) if cert else None, str(key) if key else None,
+                  workers=workers)
     return 0
+
+
+def check_workers(args) -> None:
+    """``--workers N`` with what it needs: a shared database, Linux's SO_REUSEPORT, an IPv4 address, no camera."""
+    if not 2 <= args.workers <= MAX_WORKERS:
+        raise CommandError(_("--workers must be 1-%(most)s, got %(workers)s", most=MAX_WORKERS, workers=args.workers))
+    if not getattr(args, "database", None):
+        raise CommandError(_("--workers needs --database (or $COMPANION_DATABASE): the workers share the tables through it"))
+    if args.camera or args.demo:
+        raise CommandError(_("--workers serves tables whose readers post detections or frames: leave out --camera and --demo "
+                             "(a camera belongs to one process)"))
+    if not hasattr(socket, "SO_REUSEPORT") or not sys.platform.startswith("linux"):
+        raise CommandError(_("--workers needs Linux (SO_REUSEPORT): start one server per port instead (docs/web.md)"))
+    if ":" in args.host:
+        raise CommandError(_("--workers listens on an IPv4 address (--host 0.0.0.0 or one of this machine's)"))
+
+
+def serve_workers(args) -> int:
+    """``--workers N``: this command started N times over, each a whole server on the shared port (the kernel
+    gives each client's connections to one of them by its address), started again when one dies; Ctrl-C
+    stops them all. Nothing is shared in memory: every table lives in the database they name."""
+    import signal
+    import time
+
+    check_workers(args)
+    if args.https:   # made once here, before the workers would each make it at the same moment
+        url = public_url(args.host, args.port, True)
+        ensure_certificate(pathlib.Path(args.data) / "tls", url.split("//", 1)[1].rsplit(":", 1)[0].strip("[]"))
+    command = [sys.executable, "-m", "companion", *sys.argv[1:]]
+
+    def start(index: int) -> subprocess.Popen:
+        env = {**os.environ, WORKER_VARIABLE: f"{index}/{args.workers}"}
+        # the first worker says what every one would (the tables, the address); the others say only their errors
+        return subprocess.Popen(command, env=env, stdout=None if index == 0 else subprocess.DEVNULL)
+
+    print(_("Card Companion: %(workers)s workers on port %(port)s", workers=args.workers, port=args.port), flush=True)
+    began = time.monotonic()
+    processes = []
+    for index in range(args.workers):
+        processes.append(start(index))
+    stopping = False
+
+    def stop(*_ignored) -> None:
+        nonlocal stopping
+        stopping = True
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    status = 0
+    try:
+        while not stopping:
+            time.sleep(0.2)
+            for index, process in enumerate(processes):
+                code = process.poll()
+                if code is None:
+                    continue
+                if time.monotonic() - began < WORKER_START_SECONDS:
+                    status, stopping = code or 1, True
+                    break
+                print(_("companion: worker %(index)s ended (status %(code)s): starting it again", index=index, code=code),
+                      file=sys.stderr, flush=True)
+                time.sleep(WORKER_RESTART_SECONDS)
+                processes[index] = start(index)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        deadline = time.monotonic() + 2.0   # Ctrl-C reached the workers too: a second signal would cut their shutdown short
+        while any(p.poll() is None for p in processes) and time.monotonic() < deadline and not stopping:
+            time.sleep(0.1)
+        for process in processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
+        for process in processes:
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+    return status
 
 
 def redacted(url: str) -> str:

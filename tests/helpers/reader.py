@@ -67,11 +67,12 @@ class BrowserReader:
 
 @contextlib.contextmanager
 def browser_reader(base: str, precision: str | None = None, deck: str | None = None, backends: list[str] | None = None,
-                   args: list[str] | None = None):
+                   args: list[str] | None = None, timeout_ms: int = READ_TIMEOUT_MS):
     """Headless Chromium (Debian's) with one page of the server at ``base`` and its reader started
     (``precision``: "int8" or "f32" instead of what the server's reader loads; ``deck``: the path of a
     table's deck profile to read with, GET /api/tables/<id>/deck/profile; ``backends``: the worker's
-    choice, default WebGPU where there is an adapter, else WebAssembly; ``args``: Chromium's, instead of ARGS)."""
+    choice, default WebGPU where there is an adapter, else WebAssembly; ``args``: Chromium's, instead of ARGS;
+    ``timeout_ms``: for the start and each frame)."""
     from playwright import sync_api
 
     require_chromium()
@@ -79,7 +80,7 @@ def browser_reader(base: str, precision: str | None = None, deck: str | None = N
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS if args is None else args)
         try:
             page = browser.new_page()
-            page.set_default_timeout(READ_TIMEOUT_MS)
+            page.set_default_timeout(timeout_ms)
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
             reader = BrowserReader(page, base, precision, deck, backends)

@@ -97,7 +97,9 @@ window.PhoneReader = (() => {
       }
       if (stopped) return;
       document.body.dataset.reader = "browser";
-      document.body.dataset.readerBackend = ready.backend;
+      document.body.dataset.readerBackend = ready.backend;   // "webgpu" or "wasm"; ready.webgpu says why not WebGPU
+      document.body.dataset.readerWebgpu = ready.webgpu;
+      document.body.dataset.readerPrecision = ready.precision;
       document.body.dataset.readerDeck = ready.deck || "";
       let deckName = ready.deck;
       const slowMs = models.reader.slow_read_ms;

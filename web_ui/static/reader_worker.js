@@ -7,7 +7,7 @@
    isolated). ``backend`` in the answer says which.
 
    Messages in:  {type: "init", models: <GET /api/models>, deck: <profile> | null, backends?}
-                                                                  → {type: "ready", backend, threads, deck, embedding, webgpu}
+                                                                  → {type: "ready", backend, precision, threads, deck, embedding, webgpu}
                  {type: "deck", deck: <GET /api/tables/<id>/deck/profile> | null}  → {type: "deck", deck}
                  {type: "read", id, width, height, rgba | rgb, indexPx, skin}      → {type: "read", id, indices, backs, ms, skin}
                  (skin in: contract.skin, to measure the skin share of the frame; out: that share, or null)
@@ -42,34 +42,49 @@ async function init(models, deck, backends) {
   // Threads need a cross-origin isolated page (the server sends COOP and COEP); otherwise one thread.
   const threads = self.crossOriginIsolated ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)) : 1;
   ort.env.wasm.numThreads = threads;
-  const precision = models.precision;
   const bytes = async (file) => {
     const response = await fetch(file.url);
     if (!response.ok) throw new Error(`${file.file}: HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
   };
   // The classifier's copy with its pooled features as a second output where the server has one: a learned deck reads them.
-  const classifierFile = (models.classifier.embedding && (models.classifier.embedding[precision] || models.classifier.embedding.f32))
-    || models.classifier[precision] || models.classifier.f32;
-  const files = [bytes(models.detector[precision] || models.detector.f32), bytes(classifierFile)];
-  const [detectorBytes, classifierBytes] = await Promise.all(files);
-  const open = async (providers) => Promise.all([detectorBytes, classifierBytes].map((model) =>
-    ort.InferenceSession.create(model, { executionProviders: providers, graphOptimizationLevel: "all" })));
-  let sessions = null, backend = "wasm";
-  if (webgpu === null) {
-    try {
-      sessions = await open(["webgpu", "wasm"]);   // nodes WebGPU cannot run fall back to WebAssembly inside the session
-      backend = "webgpu";
-    } catch (error) {
-      webgpu = "WebGPU could not take the models: " + String((error && error.message) || error);
+  const files = (precision) => [models.detector[precision] || models.detector.f32,
+    (models.classifier.embedding && (models.classifier.embedding[precision] || models.classifier.embedding.f32))
+      || models.classifier[precision] || models.classifier.f32];
+  const size = models.detector.imgsz, crop = models.classifier.imgsz;
+  /** Both sessions on these providers, each run once on a blank input: a backend that takes a model but
+      cannot run one of its kernels fails here, not on the first frame. */
+  const open = async (precision, providers) => {
+    const made = [];
+    for (const model of await Promise.all(files(precision).map(bytes))) {   // one session after the other on one device
+      made.push(await ort.InferenceSession.create(model, { executionProviders: providers, graphOptimizationLevel: "all" }));
     }
+    for (const [session, side] of [[made[0], size], [made[1], crop]]) {
+      await session.run({ [session.inputNames[0]]: new ort.Tensor("float32", new Float32Array(3 * side * side), [1, 3, side, side]) });
+    }
+    return made;
+  };
+  let sessions = null, backend = "wasm", precision = models.precision;
+  if (webgpu === null) {
+    // The server's precision first, then the f32 networks (a GPU's own arithmetic): a first try of the int8
+    // copies on SwiftShader's WebGPU once failed in a DequantizeLinear of an int32 bias ("no zero point").
+    const tries = [];
+    for (const candidate of [...new Set([models.precision, "f32"])]) {
+      try {
+        sessions = await open(candidate, ["webgpu", "wasm"]);   // nodes WebGPU cannot run fall back to WebAssembly inside the session
+        backend = "webgpu"; precision = candidate;
+        break;
+      } catch (error) {
+        tries.push(`${candidate}: ${String((error && error.message) || error).slice(0, 200)}`);
+      }
+    }
+    if (!sessions) webgpu = "WebGPU could not run the models (" + tries.join("; ") + ")";
   }
-  if (!sessions) sessions = await open(["wasm"]);
+  if (!sessions) sessions = await open(models.precision, ["wasm"]);
   const [detector, classifier] = sessions;
   const detectorInput = detector.inputNames[0], classifierInput = classifier.inputNames[0];
   embedding = classifier.outputNames.includes("embedding");
   const probabilitiesName = classifier.outputNames.find((name) => name !== "embedding");
-  const size = models.detector.imgsz, crop = models.classifier.imgsz;
   const detect = async (tensor) => {
     const outputs = await detector.run({ [detectorInput]: new ort.Tensor("float32", tensor, [1, 3, size, size]) });
     const output = outputs[detector.outputNames[0]];
@@ -81,7 +96,7 @@ async function init(models, deck, backends) {
   };
   makeReader = (profile) => self.ReaderCore.makeReader(models, detect, classify, profile ? self.ReaderCore.makeDeck(profile) : null);
   useDeck(deck);
-  return { backend, threads, version: ort.env.versions && ort.env.versions.web, deck: deck ? deck.deck : null, embedding,
+  return { backend, precision, threads, version: ort.env.versions && ort.env.versions.web, deck: deck ? deck.deck : null, embedding,
     webgpu: webgpu === null ? "used" : webgpu };
 }
 
