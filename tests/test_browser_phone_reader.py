@@ -1,20 +1,6 @@
-"""The phone reads its own cards, end to end in a real browser (issue 23). NOT YET HERE: the end-to-end
-reading of a demo recording (see docs/web.md, *The phone's own reader*, for where it stands). Here: when
-the phone cannot read (the runtime not installed), the page says why and sends frames.
-
-The planned end-to-end test: Chromium's fake camera plays a
-shipped demo recording, the table page's "Use this phone's camera" reads each frame in the page's worker
-(onnxruntime-web, the shipped int8 networks) and posts the readings to POST /api/tables/<id>/detections;
-the server runs no network for the table, only the pipeline on the readings, and the referee's final
-state must equal the recording's truth, the state the server's own reader reaches on the same frames.
-And when the phone cannot read (the runtime not installed), the page says why and sends frames.
-
-Why the recording is played slower than filmed (as in tests/test_browser_camera.py, which sends frames):
-the browser reads a 960×720 frame of a whole mat (the closer look: the whole frame and six windows) in
-one to a few seconds on 2 cores, so every second frame of the recording (3 frames/s of its 6) is held
-over two of the browser's readings, measured on the page before the camera starts: no picked frame is
-missed, and time only runs slower for the table than in the recording. The server's own reader is given
-the same picks at the same pace."""
+"""The phone reads its own cards, in a real browser (issue 23): when the phone cannot read (the runtime
+not installed), the page says why and sends frames; with a table's learned deck it reads with the deck.
+The end-to-end reading of the demo recordings: tests/test_browser_phone_reads.py."""
 from __future__ import annotations
 
 
