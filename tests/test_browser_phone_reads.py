@@ -57,14 +57,10 @@ def page_reading_seconds(base: str, frames: list) -> float:
     return statistics.median(times[1:]) / 1000
 
 
-# Measured 2026-12-02 on loaded cores (docs/web.md, the phone's own reader): the Dungeon reached its truth,
-# the Chosen in one run of two (once a JH settled where the BJ lay), the Kingdoms in none of two (a 4D's or
-# 6H's index read 4H settled): misreads the browser's reader lets settle at this pace, the target not met.
-NOT_MET = "the browser's readings let a misread settle (docs/web.md, the phone's own reader)"
-
-
-@pytest.mark.parametrize("game", ["dungeon", pytest.param("chosen", marks=pytest.mark.xfail(reason=NOT_MET, strict=False)),
-                                  pytest.param("kingdoms", marks=pytest.mark.xfail(reason=NOT_MET, strict=False))])
+# Measured 2026-12-02 (docs/web.md, the phone's own reader): on idle cores all three reach their truth; on
+# cores loaded by other jobs (load 6-7, the page three times slower) the Chosen reached it in one run of two
+# and the Kingdoms in neither (misreads settle at that pace), so these can fail on a starved machine.
+@pytest.mark.parametrize("game", ["dungeon", "chosen", "kingdoms"])
 def test_the_phone_reads_a_recording_itself_and_the_referee_reaches_its_truth(tmp_path, game, monkeypatch):
     from playwright import sync_api
 
