@@ -27,6 +27,9 @@ MAX_WORKERS = 32
 # its status; one that ends later (killed) is started again after WORKER_RESTART_SECONDS.
 WORKER_START_SECONDS = 20.0
 WORKER_RESTART_SECONDS = 1.0
+# Ctrl-C: each worker's server stops within its 2 s graceful shutdown (web_ui.server.make_server) and its
+# lifespan; one still running after this long is killed (every change is committed before it is answered).
+WORKER_STOP_SECONDS = 10.0
 # The exit status when the database named by --database cannot be reached at start (sysexits' EX_UNAVAILABLE),
 # so a service manager tells it from a usage error (2) and tries again later.
 EXIT_DATABASE_UNAVAILABLE = 69
@@ -320,9 +323,11 @@ def serve_workers(args) -> int:
         for process in processes:
             if process.poll() is None:
                 process.send_signal(signal.SIGINT)
+        # one deadline for all of them: waited one after another, two stuck workers held Ctrl-C for 30 s and more
+        deadline = time.monotonic() + WORKER_STOP_SECONDS
         for process in processes:
             try:
-                process.wait(15)
+                process.wait(max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
