@@ -27,10 +27,10 @@ from __future__ import annotations
 import pathlib
 import time
 
-import cv2
 import pytest
 
-from helpers.browser import ARGS, CHROMIUM, PHONE, require_chromium
+from helpers.browser import phone_camera
+from helpers.pacing import write_y4m as write_frames
 from helpers.web import running_server
 
 GAME = "dungeon"                  # the default demo; 307 frames at 6 frames/s
@@ -56,21 +56,11 @@ def write_y4m(recording: pathlib.Path, out: pathlib.Path, hold: float, final_hol
     frames = frames[::every]
     frames += [frames[-1]] * max(0, round(final_hold / hold))
     repeat = max(1, round(hold * Y4M_FPS))
-    height, width = frames[0].shape[:2]
-    with open(out, "wb") as handle:
-        handle.write(f"YUV4MPEG2 W{width} H{height} F{Y4M_FPS}:1 Ip A1:1 C420jpeg\n".encode())
-        for frame in frames:
-            planes = cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420).tobytes()
-            for _ in range(repeat):
-                handle.write(b"FRAME\n")
-                handle.write(planes)
+    write_frames(frames, out, [repeat] * len(frames), Y4M_FPS)
     return len(frames), len(frames) * repeat / Y4M_FPS
 
 
 def test_a_phone_streams_a_recording_and_the_referee_reaches_its_truth(tmp_path):
-    from playwright import sync_api
-
-    require_chromium()
     from companion.synthetic.recording import replay_truth
     from companion.table.demos import demo_dir, demo_truth
     from companion.vision import Detector
@@ -90,30 +80,14 @@ def test_a_phone_streams_a_recording_and_the_referee_reaches_its_truth(tmp_path)
         hub.decode = lambda data: (received.append(data), decode(data))[1]  # keeps what the phone sent
         for event in truth.get("setup_events", []):
             table.submit(event, source="referee")
-        camera_args = ["--use-fake-device-for-media-stream", f"--use-file-for-fake-video-capture={video}",
-                       "--use-fake-ui-for-media-stream"]
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS + camera_args)
-            try:
-                context = browser.new_context(**PHONE, base_url=base, permissions=["camera"])
-                page = context.new_page()
-                errors = []
-                page.on("pageerror", lambda error: errors.append(str(error)))
-                page.goto(f"/t/{table.id}")
-                page.evaluate(f"localStorage.setItem('companion-pin:{table.id}', '{pin}')")
-                page.reload()
-                page.wait_for_selector("body[data-live='1']")
-                page.click("#camera-open")
-                page.click("#camera-phone")
-                page.wait_for_selector("#camera-video:not([hidden])", timeout=60000)
-                started = time.monotonic()
-                page.wait_for_selector("body[data-frames-sent]", timeout=60000)  # the server took a first frame
-                # One pass of the recording, then the phone's camera stops before the fake camera loops.
-                page.wait_for_timeout(max(0.0, seconds - (time.monotonic() - started)) * 1000)
-                page.click("#camera-stop")
-                assert errors == []
-            finally:
-                browser.close()
+        with phone_camera(base, table.id, pin, video) as (page, errors):
+            page.wait_for_selector("#camera-video:not([hidden])", timeout=60000)
+            started = time.monotonic()
+            page.wait_for_selector("body[data-frames-sent]", timeout=60000)  # the server took a first frame
+            # One pass of the recording, then the phone's camera stops before the fake camera loops.
+            page.wait_for_timeout(max(0.0, seconds - (time.monotonic() - started)) * 1000)
+            page.click("#camera-stop")
+            assert errors == []
         feed = app.extensions["camera"].feeds[table.id]
         deadline = time.monotonic() + FLUSH_SECONDS
         while time.monotonic() < deadline:

@@ -4,10 +4,10 @@ The end-to-end reading of the demo recordings: tests/test_browser_phone_reads.py
 from __future__ import annotations
 
 
-import cv2
 import pytest
 
-from helpers.browser import ARGS, CHROMIUM, PHONE, require_chromium
+from helpers.browser import phone_camera
+from helpers.pacing import write_y4m
 from helpers.web import running_server
 from test_browser_camera import Y4M_FPS
 
@@ -22,37 +22,18 @@ def recording_frames(game: str) -> list:
 
 
 def test_without_the_runtime_the_phone_says_why_and_sends_frames(tmp_path, monkeypatch):
-    from playwright import sync_api
-
     from web_ui import models as served
 
-    require_chromium()
     monkeypatch.setattr(served, "VENDOR", tmp_path / "no-vendor")   # as a server installed without npm
     frames = recording_frames("chosen")[:1]
     video = tmp_path / "camera.y4m"
-    with open(video, "wb") as handle:
-        height, width = frames[0].shape[:2]
-        handle.write(f"YUV4MPEG2 W{width} H{height} F{Y4M_FPS}:1 Ip A1:1 C420jpeg\n".encode())
-        for _ in range(4):
-            handle.write(b"FRAME\n" + cv2.cvtColor(frames[0], cv2.COLOR_BGR2YUV_I420).tobytes())
+    write_y4m(frames, video, [4], Y4M_FPS)
     with running_server(tmp_path / "data", CAMERA_DETECTION=False) as (base, app):
         table, pin = app.extensions["registry"].create("chosen", {"players": ["Ann", "Bo"], "seed": 5})
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS + [
-                "--use-fake-device-for-media-stream", f"--use-file-for-fake-video-capture={video}", "--use-fake-ui-for-media-stream"])
-            try:
-                context = browser.new_context(**PHONE, base_url=base, permissions=["camera"], locale="zh-CN")
-                page = context.new_page()
-                page.goto(f"/t/{table.id}")
-                page.evaluate(f"localStorage.setItem('companion-pin:{table.id}', '{pin}')")
-                page.reload()
-                page.click("#camera-open")
-                page.click("#camera-phone")
-                page.wait_for_selector("body[data-frames-sent]", timeout=60000)
-                reason = page.evaluate("document.body.dataset.readerFallback")
-                said = page.inner_text("#camera-status")
-            finally:
-                browser.close()
+        with phone_camera(base, table.id, pin, video, locale="zh-CN") as (page, _errors):
+            page.wait_for_selector("body[data-frames-sent]", timeout=60000)
+            reason = page.evaluate("document.body.dataset.readerFallback")
+            said = page.inner_text("#camera-status")
     assert page is not None and reason and reason in said
     assert "scripts/setup.sh" in reason and "服务器" in reason, reason   # the page's language: Chinese
 
@@ -62,53 +43,34 @@ def test_the_phone_reads_with_the_tables_learned_deck_and_says_its_backend(tmp_p
     deck itself (no fallback), names it in its posts (the server takes them: reader.deck is the table's), and
     the page says the backend it got (headless Chromium has no WebGPU adapter here: WebAssembly). The deck
     turned off meanwhile, the phone reads on with the general models."""
-    from playwright import sync_api
-
     from companion.vision import Detector
     from companion.vision.decks.store import DeckStore
     from companion.vision.decks.teaching import teach
     from helpers.web import request
     from test_browser_reader_deck import KENTDOAN, play_frames
 
-    require_chromium()
     result = teach(Detector.load(tile="auto"), [str(KENTDOAN / "cards")], "kentdoan")
     DeckStore(tmp_path / "data").save(result.profile)
     frame = play_frames()[0][1]
     frame = frame[: frame.shape[0] // 2 * 2, : frame.shape[1] // 2 * 2]
     video = tmp_path / "camera.y4m"
-    with open(video, "wb") as handle:
-        height, width = frame.shape[:2]
-        handle.write(f"YUV4MPEG2 W{width} H{height} F{Y4M_FPS}:1 Ip A1:1 C420jpeg\n".encode())
-        for _ in range(4):
-            handle.write(b"FRAME\n" + cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420).tobytes())
+    write_y4m([frame], video, [4], Y4M_FPS)
     with running_server(tmp_path / "data", CAMERA_DETECTION=False) as (base, app):
         table, pin = app.extensions["registry"].create("chosen", {"players": ["Ann", "Bo"], "seed": 5})
         status, _ = request(base, "POST", f"/api/tables/{table.id}/deck", {"deck": "kentdoan"}, {"X-Referee-Pin": pin})
         assert status == 200
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS + [
-                "--use-fake-device-for-media-stream", f"--use-file-for-fake-video-capture={video}", "--use-fake-ui-for-media-stream"])
-            try:
-                context = browser.new_context(**PHONE, base_url=base, permissions=["camera"])
-                page = context.new_page()
-                page.goto(f"/t/{table.id}")
-                page.evaluate(f"localStorage.setItem('companion-pin:{table.id}', '{pin}')")
-                page.reload()
-                page.click("#camera-open")
-                page.click("#camera-phone")
-                page.wait_for_selector("body[data-detections-sent], body[data-reader-fallback]", timeout=240000)
-                seen = page.evaluate("({...document.body.dataset})")
-                said = page.inner_text("#camera-status")
-                # the referee turns the deck off meanwhile: the server refuses the next post (409), the page
-                # fetches the table's deck again and reads on with the general models
-                status, _ = request(base, "POST", f"/api/tables/{table.id}/deck", {"deck": None}, {"X-Referee-Pin": pin})
-                assert status == 200
-                sent = int(seen.get("detectionsSent", 0))
-                page.wait_for_function("(sent) => document.body.dataset.readerFallback || (document.body.dataset.readerDeck === '' "
-                                       "&& Number(document.body.dataset.detectionsSent) > sent)", arg=sent, timeout=240000)
-                after = page.evaluate("({...document.body.dataset})")
-            finally:
-                browser.close()
+        with phone_camera(base, table.id, pin, video) as (page, _errors):
+            page.wait_for_selector("body[data-detections-sent], body[data-reader-fallback]", timeout=240000)
+            seen = page.evaluate("({...document.body.dataset})")
+            said = page.inner_text("#camera-status")
+            # the referee turns the deck off meanwhile: the server refuses the next post (409), the page
+            # fetches the table's deck again and reads on with the general models
+            status, _ = request(base, "POST", f"/api/tables/{table.id}/deck", {"deck": None}, {"X-Referee-Pin": pin})
+            assert status == 200
+            sent = int(seen.get("detectionsSent", 0))
+            page.wait_for_function("(sent) => document.body.dataset.readerFallback || (document.body.dataset.readerDeck === '' "
+                                   "&& Number(document.body.dataset.detectionsSent) > sent)", arg=sent, timeout=240000)
+            after = page.evaluate("({...document.body.dataset})")
         status, camera = request(base, "GET", f"/api/tables/{table.id}/camera")
     assert "readerFallback" not in seen, seen.get("readerFallback")
     assert seen["reader"] == "browser" and seen["readerDeck"] == "kentdoan" and seen["readerBackend"] == "wasm"

@@ -28,7 +28,7 @@ import time
 
 import pytest
 
-from helpers.browser import ARGS, CHROMIUM, PHONE, require_chromium
+from helpers.browser import phone_camera
 from helpers.pacing import Pace, read_on_the_server, write_y4m
 from helpers.web import running_server
 
@@ -62,11 +62,7 @@ def page_reading_seconds(base: str, frames: list) -> float:
 # and the Kingdoms in neither (misreads settle at that pace), so these can fail on a starved machine.
 @pytest.mark.parametrize("game", ["dungeon", "chosen", "kingdoms"])
 def test_the_phone_reads_a_recording_itself_and_the_referee_reaches_its_truth(tmp_path, game, monkeypatch):
-    from playwright import sync_api
-
     from companion.session.camera import ReadingsFeed
-
-    require_chromium()
     from companion.synthetic.recording import replay_truth
     from companion.table.demos import demo_dir, demo_truth
     from companion.vision import Detector
@@ -103,35 +99,19 @@ def test_the_phone_reads_a_recording_itself_and_the_referee_reaches_its_truth(tm
         table, pin = app.extensions["registry"].create(game, truth["setup"])
         for event in truth.get("setup_events", []):
             table.submit(event, source="referee")
-        camera_args = ["--use-fake-device-for-media-stream", f"--use-file-for-fake-video-capture={video}",
-                       "--use-fake-ui-for-media-stream"]
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS + camera_args)
-            try:
-                context = browser.new_context(**PHONE, base_url=base, permissions=["camera"])
-                page = context.new_page()
-                errors: list[str] = []
-                page.on("pageerror", lambda error: errors.append(str(error)))
-                page.goto(f"/t/{table.id}")
-                page.evaluate(f"localStorage.setItem('companion-pin:{table.id}', '{pin}')")
-                page.reload()
-                page.wait_for_selector("body[data-live='1']")
-                page.click("#camera-open")
-                page.click("#camera-phone")
-                page.wait_for_selector("#camera-video:not([hidden])", timeout=60000)
-                started = time.monotonic()   # the fake camera plays from here
-                page.wait_for_selector("body[data-detections-sent]", timeout=LEAD_SECONDS * 1000)
-                lead_used = time.monotonic() - started
-                # one pass of the recording, then the phone's camera stops before the fake camera loops
-                page.wait_for_timeout(max(0.0, seconds - 0.5 - (time.monotonic() - started)) * 1000)
-                reader = page.evaluate("document.body.dataset.reader")
-                posts = int(page.evaluate("document.body.dataset.detectionsSent"))
-                frames_sent = page.evaluate("document.body.dataset.framesSent || '0'")
-                fallback = page.evaluate("document.body.dataset.readerFallback || ''")
-                page.click("#camera-stop")
-                assert errors == []
-            finally:
-                browser.close()
+        with phone_camera(base, table.id, pin, video) as (page, errors):
+            page.wait_for_selector("#camera-video:not([hidden])", timeout=60000)
+            started = time.monotonic()   # the fake camera plays from here
+            page.wait_for_selector("body[data-detections-sent]", timeout=LEAD_SECONDS * 1000)
+            lead_used = time.monotonic() - started
+            # one pass of the recording, then the phone's camera stops before the fake camera loops
+            page.wait_for_timeout(max(0.0, seconds - 0.5 - (time.monotonic() - started)) * 1000)
+            reader = page.evaluate("document.body.dataset.reader")
+            posts = int(page.evaluate("document.body.dataset.detectionsSent"))
+            frames_sent = page.evaluate("document.body.dataset.framesSent || '0'")
+            fallback = page.evaluate("document.body.dataset.readerFallback || ''")
+            page.click("#camera-stop")
+            assert errors == []
         feed = app.extensions["camera"].feeds[table.id]
         status = feed.status()
         state = table.snapshot()
