@@ -57,7 +57,8 @@ def page_reading_seconds(base: str, frames: list) -> float:
     return statistics.median(times[1:]) / 1000
 
 
-# Measured 2026-12-02 (docs/web.md, the phone's own reader): on idle cores all three reach their truth; on
+# Measured 2026-12-02 (docs/web.md, the phone's own reader): on idle cores the Dungeon and Chosen reached their
+# truth every time, the Kingdoms in 2 runs of 3 (a misread settling, the open part of issue 23); on
 # cores loaded by other jobs (load 6-7, the page three times slower) the Chosen reached it in one run of two
 # and the Kingdoms in neither (misreads settle at that pace), so these can fail on a starved machine.
 @pytest.mark.parametrize("game", ["dungeon", "chosen", "kingdoms"])
