@@ -13,8 +13,8 @@ shows (the last card's two); the tighter the fan, the closer a card's index to i
 
 The photo is taught as ``companion deck learn`` teaches it (:func:`companion.vision.decks.teaching.teach`).
 "asked": the cards learning asks the player about (``LearnResult.asked``); "not found": codes no
-card was placed on; "wrong": cards placed surely whose readings lie on no index of the card of
-that code (every one of its corner indices, seen or hidden, grown by half an index).
+card was placed on; "wrong": cards placed surely whose readings lie on no index in view of the
+card of that code (grown by a quarter of an index).
 """
 from __future__ import annotations
 
@@ -53,7 +53,8 @@ class Outcome:
 
 
 def fanned_hands(deck, angle: float, seed: int) -> tuple[np.ndarray, list[dict], float]:
-    """The photo, per card its code and its corner indices' boxes in the photo, and the index gap in index widths."""
+    """The photo, per card its code and the boxes (4×2 corners) of its corner indices the cards over it leave in
+    view, and the index gap in index widths."""
     rng = np.random.default_rng(seed)
     table = Table(*PHOTO, rng)
     codes = [c for c in deck_codes()]
@@ -79,6 +80,8 @@ def fanned_hands(deck, angle: float, seed: int) -> tuple[np.ndarray, list[dict],
             for x1, y1, x2, y2 in deck.index_boxes(code, w, h):
                 corners = card_map @ np.array([[x1, y1, 1], [x2, y1, 1], [x2, y2, 1], [x1, y2, 1]], np.float64).T
                 boxes.append(corners[:2].T)
+            for earlier in truth:          # this card hides the indices of those under it
+                earlier["indices"] = [quad for quad in earlier["indices"] if not _inside(quad.mean(0), card_map, w, h)]
             truth.append({"code": code, "indices": boxes})
     x1, y1, x2, y2 = deck.index_boxes(codes[0], w, h)[0]
     index_width = x2 - x1
@@ -89,6 +92,11 @@ def fanned_hands(deck, angle: float, seed: int) -> tuple[np.ndarray, list[dict],
     return image, truth, gap
 
 
+def _inside(point: np.ndarray, card_map: np.ndarray, w: int, h: int) -> bool:
+    x, y, _ = np.linalg.inv(card_map) @ np.array([point[0], point[1], 1.0])
+    return bool(0 <= x <= w and 0 <= y <= h)
+
+
 def deck_codes() -> list[str]:
     from companion.vision.decks.profile import STANDARD_CODES
 
@@ -96,7 +104,7 @@ def deck_codes() -> list[str]:
 
 
 def on_its_card(result, readings, truth: list[dict], card) -> bool:
-    """Whether a placed card's readings lie on an index of the card of its code (grown by half an index)."""
+    """Whether a placed card's readings lie on an index of the card of its code (grown by a quarter of an index)."""
     (true,) = [t for t in truth if t["code"] == card.code] or [None]
     if true is None:
         return False
@@ -104,7 +112,7 @@ def on_its_card(result, readings, truth: list[dict], card) -> bool:
         centre = readings[card.photo].readings[r].center
         for quad in true["indices"]:
             lo, hi = quad.min(0), quad.max(0)
-            grow = (hi - lo).max() / 2
+            grow = (hi - lo).max() / 4
             if np.all(centre >= lo - grow) and np.all(centre <= hi + grow):
                 return True
     return False
