@@ -43,6 +43,25 @@ def test_a_named_card_is_placed_as_told_and_pushes_the_other_away():
     assert placed[1] == 0 and placed[0] != 0 and margins[1] == np.inf
 
 
+def test_a_lone_card_is_surer_where_its_code_would_otherwise_go_to_no_card():
+    """In a fan each card shows one index: a lone card could be another code's second corner, its own
+    code then held by no card; in a photo of the whole deck that costs MISSING_CARD_COST (not for a joker)."""
+    from companion.vision.decks.assignment import MISSING_CARD_COST, SECOND_CORNER_COST
+
+    own, other = DECK_CODES.index("7H"), DECK_CODES.index("QS")
+    costs = np.full((2, len(DECK_CODES)), 5.0)
+    costs[0, own], costs[0, other] = 0.3, 0.0      # card 0 reads 7H, and QS at another turn
+    costs[1, other] = 0.0                          # card 1 is the queen of spades
+    _, margins = assign(costs, {}, [True, True])
+    assert margins[0] == pytest.approx(SECOND_CORNER_COST - 0.3 + MISSING_CARD_COST)
+    # jokers are optional in the photos: one with no card costs nothing
+    joker = DECK_CODES.index("BJ")
+    costs = np.full((2, len(DECK_CODES)), 5.0)
+    costs[0, joker], costs[0, other], costs[1, other] = 0.3, 0.0, 0.0
+    _, margins = assign(costs, {}, [True, True])
+    assert margins[0] == pytest.approx(SECOND_CORNER_COST - 0.3)
+
+
 def _profile(name="home"):
     rng = np.random.default_rng(1)
     centres = rng.normal(size=(len(DECK_CODES), 32))
