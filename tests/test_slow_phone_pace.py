@@ -11,12 +11,9 @@ because the frame that first settled their new place also ended their absence an
 """
 from __future__ import annotations
 
-import math
-import random
-
 import pytest
 
-from helpers.pacing import Pace, read_on_the_server
+from helpers.pacing import held_plan, own_pace_plan, read_on_the_server
 
 pytestmark = pytest.mark.slow
 
@@ -26,28 +23,6 @@ FINAL_SECONDS = 4.0        # the table as it was left: longer than the tracker's
 
 def comparable(view: dict) -> dict:
     return {key: value for key, value in view.items() if key not in ("session", "log")}
-
-
-def held_plan(frame_count: int, read_s: float, hold_s: float) -> list[tuple[float, int]]:
-    """Every third frame held ``hold_s`` (the in-browser test's pacing), read every ``read_s`` by a clock
-    that adds up its reading times (a phone's: where a reading falls on a hold's edge, it sees the frame
-    before, as a page would): (time, frame index) of each reading."""
-    picks = Pace(3, hold_s, FINAL_SECONDS).picks(frame_count)
-    plan, time = [], 0.0
-    while time < len(picks) * hold_s + FINAL_SECONDS:
-        plan.append((round(time, 4), picks[min(len(picks) - 1, int(time / hold_s))]))
-        time += read_s
-    return plan
-
-
-def own_pace_plan(frame_count: int, read_s: float, seed: int) -> list[tuple[float, int]]:
-    """The recording at its own pace, read at irregular times about ``read_s`` apart (a phone's reading
-    time varies with what else it does): (time, frame index) of each reading."""
-    rng, plan, time = random.Random(seed), [], 0.0
-    while time < frame_count / RECORDING_FPS + FINAL_SECONDS:
-        plan.append((round(time, 4), min(frame_count - 1, int(time * RECORDING_FPS))))
-        time += read_s * math.exp(rng.gauss(0, 0.4))
-    return plan
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +40,7 @@ def test_a_slow_phones_readings_of_the_chosen_reach_its_truth(tmp_path, detector
     from helpers.video import video_frames
 
     frames = video_frames(demo_dir("chosen") / "recording.mp4")
-    plan = held_plan(len(frames), 0.7, 1.0) if pace.startswith("held") else own_pace_plan(len(frames), 0.5, seed=1)
+    plan = held_plan(len(frames), 0.7, 1.0, FINAL_SECONDS) if pace.startswith("held") else \
+        own_pace_plan(len(frames), RECORDING_FPS, 0.5, FINAL_SECONDS, seed=1)
     answer = read_on_the_server("chosen", frames, plan, detector, tmp_path)
     assert comparable(answer["state"]) == comparable(replay_truth(demo_truth("chosen")))
