@@ -159,6 +159,10 @@ def test_a_learned_deck_is_listed_shown_and_read_with(learned, tmp_path, capsys)
     assert main(["deck", "show", "drawn", "--data", str(learned)]) == 0
     shown = capsys.readouterr().out
     assert "back known" in shown and "not learned" not in shown
+    # checked on its own card images when saved (each index held out), and the check kept with the profile
+    check = DeckStore(learned).load("drawn").info["self_check"]
+    assert check["readings"] > 0 and {"learned", "general", "arbitrated"} <= set(check)
+    assert f"self_check: {check}" in shown
     codes = ["7H", "QS", "10D", "2C"]
     photo = tmp_path / "table.png"
     cv2.imwrite(str(photo), _table_photo(codes))
@@ -178,6 +182,8 @@ def test_a_deck_learned_from_a_photo_without_its_jokers_is_saved_with_a_note_say
         assert main(command) == 0
     out = capsys.readouterr().out
     assert "note: jokers not learned: BJ SJ (" in out and "learned deck 'nojokers': 52 cards" in out
+    profile = DeckStore(tmp_path / "data").load("nojokers")      # checked on its own photo's indices when saved
+    assert profile.info["self_check"]["readings"] > 0 and profile.trusted
 
 
 def test_learning_refuses_a_corrupt_photo_and_changes_nothing(learned, tmp_path, capsys):

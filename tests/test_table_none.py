@@ -174,7 +174,7 @@ STRIPS = SHARED / "datasets" / "real" / "backs" / "webcam-strips"
 
 def test_a_real_webcam_photo_held_still_through_the_command_live(tmp_path, capsys):
     """A real webcam strip (green felt, faces and a back) filmed still for 3 s: written as a clip and run
-    as a live camera by the command, the cards it settles are the photo's labelled ranks."""
+    as a live camera by the command, the cards it settles (once, nothing after) are the photo's labelled ranks."""
     from vision_models import still_table
 
     photos = {p.path.name: p for p in still_table.SOURCES["webcam-strips"](SHARED / "datasets")}
@@ -185,4 +185,7 @@ def test_a_real_webcam_photo_held_still_through_the_command_live(tmp_path, capsy
     cards = result["state"]["cards"]
     labelled = still_table.labelled_codes(photo, __import__("cv2").imread(str(photo.path)))
     assert sorted(still_table.as_labelled(c, True) for c in cards) == labelled
+    # a still table settles once: one placement per card and no change after (a card read in some frames
+    # only would be placed, removed and placed again, and still replay to the same cards)
+    assert [c["type"] for c in result["state"]["changes"]] == ["placed"] * len(cards)
     assert _replayed(result["state"]["changes"]) == cards
