@@ -165,6 +165,20 @@ def test_a_card_picked_up_and_put_down_elsewhere_is_moved():
     assert not any(t == "removed" for t, *_ in table.types())
 
 
+
+def test_a_card_carried_off_and_settling_elsewhere_as_its_absence_ends_is_moved():
+    """A slow reader (a phone at 0.5 s a frame) first sees a carried card settle at its new place in the
+    very frame that ends its absence from the old one: moved, not removed and placed anew."""
+    tracker = Tracker(zone_by_x, TrackerConfig())
+    events = []
+    for time in (0.0, 0.5, 1.0):
+        events += tracker.update(time, [Observation("9C", 0.9, (50, 50))])
+    for time in (1.5,):
+        events += tracker.update(time, [])                                  # in the hand
+    for time in (2.0, 2.5, 3.0):
+        events += tracker.update(time, [Observation("9C", 0.9, (170, 40))])   # laid down far away
+    assert [(e.type, e.card, e.zone) for e in events] == [("placed", "9C", "left"), ("moved", "9C", "right")]
+
 def test_face_down_cards_moved_together_keep_who_they_are():
     table = Table()
     table.frames(1.0, [("4H", (20, 50)), ("8S", (80, 50))])

@@ -7,6 +7,7 @@ Measured on real photos with whole-card labels (poker-cards-rf100, 321 photos of
 and tables, fans and overlaps: ``vision_models.real_check``'s ``rf100-*`` sources, labels renumbered
 as there). For every labelled card:
 
+* **outlined**: a card some proposal outlines (box IoU at least ``MATCH_IOU``), the proposal's own recall;
 * **missed entirely**: no index box the detector found (any code, NONE included) has its centre in
   the card's labelled box; **not read**: no reading of the card's own code there; **missed
   outlined**: a missed card that some proposal outlines (box IoU at least ``MATCH_IOU``).
@@ -148,9 +149,11 @@ def check_photo(detector, photo, min_confidence: float = 0.5) -> dict:
     quads = propose_cards(frame)
     counts["proposals"] = len(quads)
     boxes = [(*quad.min(axis=0), *quad.max(axis=0)) for quad in quads]
-    # how many of the missed cards a proposal even outlines (whatever it then reads)
-    counts["missed_outlined"] = sum(1 for (_, card_box), gone in zip(cards, missed)
-                                    if gone and any(_iou(box, card_box) >= MATCH_IOU for box in boxes))
+    # how many cards, and how many of the missed ones, a proposal even outlines (whatever it then reads):
+    # the proposal's own recall, apart from the classifier's reading of its corners
+    outlined = [any(_iou(box, card_box) >= MATCH_IOU for box in boxes) for _, card_box in cards]
+    counts["outlined"] = sum(outlined)
+    counts["missed_outlined"] = sum(1 for hit, gone in zip(outlined, missed) if hit and gone)
     for quad in quads:
         box = (*quad.min(axis=0), *quad.max(axis=0))
         polygon = quad.reshape(-1, 1, 2)
@@ -200,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
             total["photos"] = total.get("photos", 0) + 1
         if n % 50 == 0 or n == len(photos):
             print(f"[card proposals] {n}/{len(photos)} photos", file=sys.stderr, flush=True)
-    columns = ("photos", "cards", "missed_entirely", "missed_outlined", "not_read", "proposals", "proposal_only", "recovered_missed",
+    totals["all"] = totals.pop("all")                      # the sum after its sources
+    columns = ("photos", "cards", "outlined", "missed_entirely", "missed_outlined", "not_read", "proposals", "proposal_only", "recovered_missed",
                "recovered_unread", "misread", "phantom", "read_none", "duplicate")
     print("| source | " + " | ".join(columns) + " |")
     print("|---|" + "---|" * len(columns))

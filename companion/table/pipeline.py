@@ -390,9 +390,11 @@ class TablePipeline:
                 detections = cards_from_readings(list(readings.indices), list(readings.backs), readings.frame_shape,
                                                  index_px=index_px, learned_back=bool(getattr(self.detector, "learned_back", False)))
                 self._grouped = (key, detections)
-            if frame is not None:
-                self._observed = None   # the still judges the backs afresh
-            result = self._track(time, detections, frame, occluded, held, started)
+            # a still judges the backs afresh, but the same readings with a still are no new look: the
+            # server asks for one whenever a face-down box has no verdict, and a frame the phone read
+            # twice (a still table, a slow phone) would otherwise count twice and settle a passing hand's
+            # back (the Chosen read in the browser at 0.7 s a frame, a 1 s hold: a chip that was not there)
+            result = self._track(time, detections, frame, occluded, held, started, rejudge=frame is not None)
         self.wants_frame = self._still_wanted(time)
         return result
 
@@ -419,7 +421,7 @@ class TablePipeline:
         return result
 
     def _track(self, time: float, detections: Detections, frame: np.ndarray | None, occluded: bool, held: bool,
-               started: float, work=None) -> FrameResult:
+               started: float, work=None, rejudge: bool = False) -> FrameResult:
         """The cards of one frame, however they were read: onto the table, through the tracker and the binding."""
         self.last_detections = detections
         refreshes = self.locator.refreshes if self.locator is not None else 0
@@ -427,7 +429,7 @@ class TablePipeline:
         # posted readings), or the held last frame read once more (the same pixels): no new look
         same = self._observed is not None and self._observed[0] is detections
         repeated = same or (held and self.tracker.held_since is not None)
-        if same and self._observed[1] == refreshes:
+        if same and self._observed[1] == refreshes and not rejudge:
             observations = self._observed[2]
         else:
             observations = self.observations(detections, frame)

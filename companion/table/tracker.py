@@ -234,7 +234,21 @@ class Tracker:
                 events.extend(self._update_settled(track, time, dt, clear))
             else:
                 events.extend(self._update_candidate(track, time))
+        # The cards gone go last: one carried off and laid down elsewhere, its new place settling in this
+        # very frame, has moved (the candidate above took it over), not gone and come anew. A slow reader
+        # (a phone at 0.5 s a frame) first sees the new place in the frame that also ends the old one's
+        # absence: the Chosen's chosen and its chips carried to the vault came as three removals and four
+        # placements.
+        for track in [t for t in self.tracks if self._gone(t)]:
+            self.tracks.remove(track)
+            events.append(TableEvent("removed", track.code, track.zone, time, track.id, track.position, face=track.face))
         return events
+
+    def _gone(self, track: Track) -> bool:
+        """Whether a settled card has been absent long enough, on clear frames, to be removed."""
+        cfg = self.config
+        return track.settled and track.last_seen < self._last_time and \
+            track.missing >= cfg.remove_after_seconds - 1e-9 and track.missed_frames >= cfg.remove_after_frames
 
     # ------------------------------------------------------------------ association
 
@@ -368,7 +382,7 @@ class Tracker:
 
     def _settled_near(self, position: tuple[float, float], exclude: Track) -> Track | None:
         """The settled card lying where ``position`` is (closer than half the match distance), if any."""
-        near = [t for t in self.tracks if t.settled and t is not exclude
+        near = [t for t in self.tracks if t.settled and t is not exclude and not self._gone(t)
                 and math.dist(t.position, position) < self.config.match_distance / 2]
         return min(near, key=lambda t: math.dist(t.position, position), default=None)
 
@@ -422,10 +436,7 @@ class Tracker:
                 track.missing += dt
                 # a frame handed back unread shows the card as missing as the last look did, no more
                 track.missed_frames += int(self._look_times[-1] == time) if self._look_times else 1
-            if track.missing >= cfg.remove_after_seconds - 1e-9 and track.missed_frames >= cfg.remove_after_frames:
-                self.tracks.remove(track)
-                return [TableEvent("removed", track.code, track.zone, time, track.id, track.position, face=track.face)]
-            return []
+            return []   # removed, if gone, once the frame's new cards have settled (update)
         track.missing, track.missed_frames = 0.0, 0
         events: list[TableEvent] = []
         window = track.recent(time, cfg.settle_seconds)

@@ -12,6 +12,7 @@ was over the table, 2026-12-02). So the frames played are every
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass
 
 
@@ -47,6 +48,31 @@ class Pace:
             out.append((round(time, 4), picked[min(len(picked) - 1, int(time / self.hold_s))]))
             k += 1
         return out
+
+
+def held_plan(frame_count: int, read_s: float, hold_s: float, final_s: float, jitter: float = 0.0,
+              seed: int = 0) -> list[tuple[float, int]]:
+    """Every third frame held ``hold_s`` (the in-browser test's pacing), read about every ``read_s`` by a
+    clock that adds up its reading times, as a page's does (a reading on a hold's edge sees the frame
+    before; ``jitter``: the spread of log reading times, for a phone doing other work too): (time,
+    frame index) of each reading."""
+    picks = Pace(3, hold_s, final_s).picks(frame_count)
+    rng, plan, time = random.Random(seed), [], 0.0
+    while time < len(picks) * hold_s + final_s:
+        plan.append((round(time, 4), picks[min(len(picks) - 1, int(time / hold_s))]))
+        time += read_s * math.exp(rng.gauss(0, jitter)) if jitter else read_s
+    return plan
+
+
+def own_pace_plan(frame_count: int, fps: float, read_s: float, final_s: float, jitter: float = 0.4,
+                  seed: int = 0) -> list[tuple[float, int]]:
+    """The recording at its own pace (``fps``), read at irregular times about ``read_s`` apart: (time,
+    frame index) of each reading."""
+    rng, plan, time = random.Random(seed), [], 0.0
+    while time < frame_count / fps + final_s:
+        plan.append((round(time, 4), min(frame_count - 1, int(time * fps))))
+        time += read_s * math.exp(rng.gauss(0, jitter))
+    return plan
 
 
 def write_y4m(frames: list, out, repeats: list[int], fps: int) -> None:

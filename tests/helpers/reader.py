@@ -4,6 +4,7 @@ same pixels (no JPEG decoder of the browser's own in between)."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 
 import numpy as np
@@ -121,3 +122,29 @@ def disagreements(python: dict, browser: dict, box_px: float = 2.0) -> list[str]
                                 f"at {right[best]['turn']}° ({entry['box']})")
         problems += [f"{kind}: only the browser read {right[k]}" for k in unmatched]
     return problems
+
+
+class PageDetector:
+    """The page's reader as ``companion.vision.Detector``'s ``read`` and ``expecting_index_px`` (what
+    helpers.pacing.read_on_the_server asks of a reader), each frame read once per index size: the page's
+    readings, posted at any pace without a camera's clock in the way. The same pixels read the same in
+    the page (reader_worker.js is deterministic), so a frame's second reading is its first."""
+
+    def __init__(self, reader: BrowserReader, index_px: float | None = None, cache: dict | None = None):
+        self.reader, self.index_px = reader, index_px
+        self.cache = {} if cache is None else cache
+
+    def expecting_index_px(self, index_px: float | None) -> "PageDetector":
+        return PageDetector(self.reader, index_px, self.cache)
+
+    def read(self, frame_bgr: np.ndarray):
+        from types import SimpleNamespace
+
+        key = (hashlib.sha1(np.ascontiguousarray(frame_bgr).tobytes()).hexdigest(), self.index_px)
+        if key not in self.cache:
+            read = self.reader.read(frame_bgr, self.index_px)
+            # readings_json takes FrameReading's names
+            indices = [SimpleNamespace(box=r["box"], detection_confidence=r["score"], code=r["code"],
+                                       class_confidence=r["code_score"], rotation=r["turn"]) for r in read["indices"]]
+            self.cache[key] = SimpleNamespace(indices=indices, backs=[(b["box"], b["score"]) for b in read["backs"]])
+        return self.cache[key]
