@@ -104,14 +104,16 @@ class Server:
         self.port = free_port()
         self.process: subprocess.Popen | None = None
 
-    def start(self) -> "Server":
+    def start(self, interrupt_ignored: bool = False) -> "Server":
+        """``interrupt_ignored``: started with SIGINT ignored, as a shell script's ``&`` starts a command."""
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         env.pop("COMPANION_DATABASE", None)   # the store is the one named here
         store = ["--database", self.database] if self.database else []
         workers = ["--workers", str(self.workers)] if self.workers > 1 else []
         self.process = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--host", HOST, "--port", str(self.port),
                                          "--data", str(self.data), *store, *workers], cwd=ROOT, env=env,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if interrupt_ignored else None)
         if self.cpus and hasattr(os, "sched_setaffinity"):
             os.sched_setaffinity(self.process.pid, self.cpus)
         deadline = time.monotonic() + 60

@@ -9,6 +9,7 @@ from __future__ import annotations
 import http.client
 import importlib.util
 import json
+import os
 import pathlib
 import signal
 import subprocess
@@ -74,8 +75,26 @@ def test_two_workers_keep_each_reader_on_its_worker_share_the_tables_and_stop_to
         assert not pathlib.Path(f"/proc/{pid}").exists() or "zombie" in pathlib.Path(f"/proc/{pid}/status").read_text()
 
 
+def test_workers_started_with_interrupts_ignored_still_stop_on_sigint(tmp_path, postgres_url):
+    # a shell script's `companion serve --workers 2 &` starts it with SIGINT ignored: Python then raises no
+    # KeyboardInterrupt, and the command (and its workers) went on serving after a SIGINT until killed
+    server = load_web.Server(tmp_path / "data", None, postgres_url, workers=2).start(interrupt_ignored=True)
+    workers = server.pids()[1:]
+    try:
+        assert len(workers) == 2
+        server.process.send_signal(signal.SIGINT)
+        assert server.process.wait(30) == 0
+        for pid in workers:   # none left running
+            assert not pathlib.Path(f"/proc/{pid}").exists() or "zombie" in pathlib.Path(f"/proc/{pid}/status").read_text()
+    finally:
+        for pid in [*workers, server.process.pid]:
+            if pathlib.Path(f"/proc/{pid}").exists():
+                os.kill(pid, signal.SIGKILL)
+        server.process.wait(10)
+
+
 def test_workers_without_a_database_are_refused_with_the_reason(tmp_path):
     result = subprocess.run([sys.executable, "-m", "companion", "serve", "--workers", "2", "--data", str(tmp_path)],
                             cwd=ROOT, capture_output=True, text=True, timeout=60,
-                            env={**__import__("os").environ, "COMPANION_DATABASE": "", "PYTHONPATH": str(ROOT)})
+                            env={**os.environ, "COMPANION_DATABASE": "", "PYTHONPATH": str(ROOT)})
     assert result.returncode == 2 and "--workers needs --database" in result.stderr

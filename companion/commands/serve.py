@@ -286,40 +286,47 @@ def serve_workers(args) -> int:
         # the first worker says what every one would (the tables, the address); the others say only their errors
         return subprocess.Popen(command, env=env, stdout=None if index == 0 else subprocess.DEVNULL)
 
-    print(_("Card Companion: %(workers)s workers on port %(port)s", workers=args.workers, port=args.port), flush=True)
-    began = time.monotonic()
-    processes = []
-    for index in range(args.workers):
-        processes.append(start(index))
-    stopping = False
+    stopped_by = None   # the signal that asked to stop
+    failed = False      # a worker ended at its start
 
-    def stop(*_ignored) -> None:
-        nonlocal stopping
-        stopping = True
+    def stop(number, _frame) -> None:
+        nonlocal stopped_by
+        stopped_by = stopped_by or number
 
-    previous = signal.signal(signal.SIGTERM, stop)
+    # SIGINT is caught here, not left to Python's KeyboardInterrupt: a command started with SIGINT ignored (by
+    # a shell script's `&`, as a background test run was) gets no KeyboardInterrupt, so it and its workers
+    # served on until killed. Caught before the workers start: exec resets a caught signal to its default but
+    # keeps an ignored one ignored. A flag, not an exception, also lets a worker being started again be
+    # recorded (and then stopped) rather than left running unknown.
+    previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
     status = 0
+    processes = []
     try:
-        while not stopping:
+        print(_("Card Companion: %(workers)s workers on port %(port)s", workers=args.workers, port=args.port), flush=True)
+        began = time.monotonic()
+        for index in range(args.workers):
+            processes.append(start(index))
+        while stopped_by is None and not failed:
             time.sleep(0.2)
             for index, process in enumerate(processes):
                 code = process.poll()
                 if code is None:
                     continue
                 if time.monotonic() - began < WORKER_START_SECONDS:
-                    status, stopping = code or 1, True
+                    status, failed = code or 1, True
                     break
                 print(_("companion: worker %(index)s ended (status %(code)s): starting it again", index=index, code=code),
                       file=sys.stderr, flush=True)
                 time.sleep(WORKER_RESTART_SECONDS)
+                if stopped_by is not None:
+                    break
                 processes[index] = start(index)
-    except KeyboardInterrupt:
-        pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
-        deadline = time.monotonic() + 2.0   # Ctrl-C reached the workers too: a second signal would cut their shutdown short
-        while any(p.poll() is None for p in processes) and time.monotonic() < deadline and not stopping:
-            time.sleep(0.1)
+        if stopped_by == signal.SIGINT:
+            # a Ctrl-C at the terminal reached the workers too: a second signal would cut their shutdown short
+            deadline = time.monotonic() + 2.0
+            while any(p.poll() is None for p in processes) and time.monotonic() < deadline:
+                time.sleep(0.1)
         for process in processes:
             if process.poll() is None:
                 process.send_signal(signal.SIGINT)
@@ -331,6 +338,8 @@ def serve_workers(args) -> int:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     return status
 
 
