@@ -53,9 +53,7 @@ def main(argv=None) -> int:
     from companion.table.demos import demo_dir, demo_truth
     from helpers.pacing import held_plan, own_pace_plan, read_on_the_server
     from helpers.video import video_frames
-
-    def comparable(view: dict) -> dict:
-        return {key: value for key, value in view.items() if key not in ("session", "log")}
+    from helpers.web import comparable
 
     paces = [("held", *map(float, p.split("/"))) for p in args.paces.split(",") if p] + \
         [("own", float(p), None) for p in args.own_pace.split(",") if p]

@@ -30,7 +30,7 @@ import pytest
 
 from helpers.browser import phone_camera
 from helpers.pacing import Pace, read_on_the_server, write_y4m
-from helpers.web import running_server
+from helpers.web import comparable, running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -42,9 +42,6 @@ LEAD_SECONDS = 15.0       # the first frame, while the page loads its networks (
 FINAL_SECONDS = 4.0       # the last frame: longer than the tracker's 2 s removal, so the table as left settles
 MEASURE_FRAMES = 4        # read by the page before the camera starts; the first one compiles the kernels
 
-
-def comparable(view: dict) -> dict:
-    return {key: value for key, value in view.items() if key not in ("session", "log")}
 
 
 def page_reading_seconds(base: str, frames: list) -> float:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from helpers.pacing import held_plan, read_on_the_server
-from helpers.web import running_server
+from helpers.web import comparable, running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -24,9 +24,6 @@ FINAL_SECONDS = 4.0
 PACES = {"loaded": dict(read_s=1.9, hold_s=3.0, jitter=0.3, seed=1), "busy": dict(read_s=0.7, hold_s=1.0),
          "idle": dict(read_s=0.5, hold_s=1.0)}
 
-
-def comparable(view: dict) -> dict:
-    return {key: value for key, value in view.items() if key not in ("session", "log")}
 
 
 @pytest.fixture(scope="module")

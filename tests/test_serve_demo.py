@@ -7,6 +7,7 @@ recordings is tested in the table pipeline's end-to-end tests.
 import time
 
 import pytest
+from helpers.web import comparable
 
 from companion.commands.serve import demo_config, start_demo_table
 from companion.synthetic.recording import replay_truth
@@ -14,10 +15,6 @@ from companion.table.demos import DEMO_GAMES, demo_truth
 from companion.table.live import SimulatedClock
 from web_ui import create_app, shutdown
 
-
-def comparable(view: dict) -> dict:
-    # The session adds its own bookkeeping; the log's wording is compared by the engines' own tests.
-    return {key: value for key, value in view.items() if key not in ("session", "log")}
 
 
 @pytest.mark.slow

@@ -14,15 +14,13 @@ from __future__ import annotations
 import pytest
 
 from helpers.pacing import held_plan, own_pace_plan, read_on_the_server
+from helpers.web import comparable
 
 pytestmark = pytest.mark.slow
 
 RECORDING_FPS = 6          # the demo recordings' frame rate
 FINAL_SECONDS = 4.0        # the table as it was left: longer than the tracker's 2 s removal
 
-
-def comparable(view: dict) -> dict:
-    return {key: value for key, value in view.items() if key not in ("session", "log")}
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ import time
 import cv2
 import numpy as np
 import pytest
+from helpers.web import comparable
 
 from calibration.homography import detect_markers
 from calibration.layouts import INDEX_MM, layout_for
@@ -29,9 +30,6 @@ from web_ui import create_app
 
 GAME = "chosen"
 
-
-def comparable(view: dict) -> dict:
-    return {key: value for key, value in view.items() if key not in ("session", "log")}
 
 
 @pytest.fixture(scope="module")

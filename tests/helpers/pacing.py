@@ -57,22 +57,27 @@ def held_plan(frame_count: int, read_s: float, hold_s: float, final_s: float, ji
     before; ``jitter``: the spread of log reading times, for a phone doing other work too): (time,
     frame index) of each reading."""
     picks = Pace(3, hold_s, final_s).picks(frame_count)
-    rng, plan, time = random.Random(seed), [], 0.0
-    while time < len(picks) * hold_s + final_s:
-        plan.append((round(time, 4), picks[min(len(picks) - 1, int(time / hold_s))]))
-        time += read_s * math.exp(rng.gauss(0, jitter)) if jitter else read_s
-    return plan
+    return [(round(time, 4), picks[min(len(picks) - 1, int(time / hold_s))])
+            for time in _reading_times(len(picks) * hold_s + final_s, read_s, jitter, seed)]
 
 
 def own_pace_plan(frame_count: int, fps: float, read_s: float, final_s: float, jitter: float = 0.4,
                   seed: int = 0) -> list[tuple[float, int]]:
     """The recording at its own pace (``fps``), read at irregular times about ``read_s`` apart: (time,
     frame index) of each reading."""
-    rng, plan, time = random.Random(seed), [], 0.0
-    while time < frame_count / fps + final_s:
-        plan.append((round(time, 4), min(frame_count - 1, int(time * fps))))
-        time += read_s * math.exp(rng.gauss(0, jitter))
-    return plan
+    return [(round(time, 4), min(frame_count - 1, int(time * fps)))
+            for time in _reading_times(frame_count / fps + final_s, read_s, jitter, seed)]
+
+
+def _reading_times(end_s: float, read_s: float, jitter: float, seed: int) -> list[float]:
+    """A reader's times from 0 to ``end_s``, each reading ``read_s`` long times e^N(0, ``jitter``) (a clock
+    that adds up its reading times, as a page's does; no spread when ``jitter`` is 0). Unrounded: the frame a
+    reading sees is told from the sum itself (a reading on a hold's edge sees the frame before)."""
+    rng, times, time = random.Random(seed), [], 0.0
+    while time < end_s:
+        times.append(time)
+        time += read_s * math.exp(rng.gauss(0, jitter)) if jitter else read_s
+    return times
 
 
 def write_y4m(frames: list, out, repeats: list[int], fps: int) -> None:

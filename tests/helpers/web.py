@@ -113,3 +113,9 @@ class StreamReader:
 
 
 KINGDOMS = {"game": "kingdoms", "players": [{"name": "Ann", "suits": ["H", "D"]}, {"name": "Bo", "suits": ["S", "C"]}]}
+
+
+def comparable(view: dict) -> dict:
+    """A table's view as a game's state: without the session's own bookkeeping, and without the log, whose
+    wording the engines' own tests compare."""
+    return {key: value for key, value in view.items() if key not in ("session", "log")}
