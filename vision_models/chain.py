@@ -135,7 +135,9 @@ def render_scenes() -> None:
     # validation: the held-out decks, so the epochs' mAP is not measured on training decks
     synth.write_scenes(DATA / "general" / "val", held, backs, 60, SEED + 100, distractor_share=0.5)
     synth.write_scenes(DATA / "backs" / "val", held, backs, 60, SEED + 101, backs_only=True)
-    table_scenes.render_recordings(DATA / "table", TABLE_RECORDINGS, 2)
+    table_images = DATA / "table" / "train" / "images"
+    if not table_images.is_dir() or len(list(table_images.iterdir())) < TABLE_RECORDINGS * 2 * table_scenes.FRAMES_PER_SCENE:
+        table_scenes.render_recordings(DATA / "table", TABLE_RECORDINGS, 2)   # about 15 minutes: kept when there
     _scene_marker().write_text(json.dumps({"general": GENERAL_SCENES, "backs": BACK_SCENES, "table": TABLE_RECORDINGS,
                                            "seed": SEED}))
 
