@@ -3,6 +3,7 @@
     python -m vision_models.chain status     # one line: where the chain stands
     python -m vision_models.chain run        # runs (or continues) every step not done yet, in order
     python -m vision_models.chain steps      # the steps in the order they run, with what each makes
+    python -m vision_models.chain interim    # the best epoch so far, measured beside the shipped models
 
 Every step leaves its result under ``var/`` and is skipped when that result is there, so a run killed
 at a session's end continues where it stopped when started again (training resumes from its last
@@ -135,7 +136,9 @@ def render_scenes() -> None:
     # validation: the held-out decks, so the epochs' mAP is not measured on training decks
     synth.write_scenes(DATA / "general" / "val", held, backs, 60, SEED + 100, distractor_share=0.5)
     synth.write_scenes(DATA / "backs" / "val", held, backs, 60, SEED + 101, backs_only=True)
-    table_scenes.render_recordings(DATA / "table", TABLE_RECORDINGS, 2)
+    table_images = DATA / "table" / "train" / "images"
+    if not table_images.is_dir() or len(list(table_images.iterdir())) < TABLE_RECORDINGS * 2 * table_scenes.FRAMES_PER_SCENE:
+        table_scenes.render_recordings(DATA / "table", TABLE_RECORDINGS, 2)   # about 15 minutes: kept when there
     _scene_marker().write_text(json.dumps({"general": GENERAL_SCENES, "backs": BACK_SCENES, "table": TABLE_RECORDINGS,
                                            "seed": SEED}))
 
@@ -241,39 +244,51 @@ def export_done() -> bool:
     return (CANDIDATE / "detector.int8.onnx").exists()
 
 
-def export() -> None:
+def export(target: Path = CANDIDATE, weights: str = "best.pt") -> None:
     from vision_models.train import offline_environment
 
     offline_environment()
     from ultralytics import YOLO
 
-    CANDIDATE.mkdir(parents=True, exist_ok=True)
-    onnx = Path(YOLO(str(RUN / "weights" / "best.pt")).export(format="onnx", imgsz=IMGSZ, simplify=True, dynamic=False,
+    target.mkdir(parents=True, exist_ok=True)
+    onnx = Path(YOLO(str(RUN / "weights" / weights)).export(format="onnx", imgsz=IMGSZ, simplify=True, dynamic=False,
                                                                 device="cpu"))
-    shutil.copy(onnx, CANDIDATE / "detector.onnx")
+    shutil.copy(onnx, target / "detector.onnx")
     for name in ("classifier.onnx", "classifier.int8.onnx"):
-        shutil.copy(WEIGHTS / name, CANDIDATE / name)
+        shutil.copy(WEIGHTS / name, target / name)
     models = json.loads((WEIGHTS / "models.json").read_text())
     models["detector"].pop("int8_file", None)
     models["training"]["chain"] = {"run": RUN_NAME, "epochs": _epochs_done(), "data": json.loads((DATA / "counts.json").read_text())}
-    (CANDIDATE / "models.json").write_text(json.dumps(models, indent=2) + "\n")
-    _python("vision_models.quantize", "--weights", str(CANDIDATE))
+    (target / "models.json").write_text(json.dumps(models, indent=2) + "\n")
+    _python("vision_models.quantize", "--weights", str(target))
     # the classifier is the shipped one, byte for byte: only the detector is this chain's
-    shutil.copy(WEIGHTS / "classifier.int8.onnx", CANDIDATE / "classifier.int8.onnx")
+    shutil.copy(WEIGHTS / "classifier.int8.onnx", target / "classifier.int8.onnx")
 
 
 def check_done() -> bool:
     return (CHAIN / "check.json").exists()
 
 
-def check() -> None:
+def check(candidate: Path = CANDIDATE, out: Path | None = None) -> dict:
     results = {}
-    for name, weights in (("shipped", WEIGHTS), ("candidate", CANDIDATE)):
-        out = subprocess.run([sys.executable, "-m", "vision_models.real_check", "--weights", str(weights), "--json",
+    for name, weights in (("shipped", WEIGHTS), (candidate.name, candidate)):
+        done = subprocess.run([sys.executable, "-m", "vision_models.real_check", "--weights", str(weights), "--json",
                               "--cache", str(CHAIN / f"readings-{name}.pkl")],
                              check=True, cwd=ROOT, capture_output=True, text=True)
-        results[name] = json.loads(out.stdout)
-    (CHAIN / "check.json").write_text(json.dumps(results, indent=2) + "\n")
+        results[name] = json.loads(done.stdout)
+    (out_path := out or CHAIN / "check.json").write_text(json.dumps(results, indent=2) + "\n")
+    print(f"[chain] figures in {out_path}", flush=True)
+    return results
+
+
+def interim() -> None:
+    """The training's best epoch so far, exported and read beside the shipped models (``var/chain/interim/``):
+    a session that ends before the epochs are done still measures what they reached."""
+    target = CHAIN / "interim"
+    if target.exists():
+        shutil.rmtree(target)
+    export(target, "best.pt")
+    check(target, CHAIN / "check-interim.json")
 
 
 STEPS = (
@@ -320,7 +335,8 @@ def ship() -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      epilog="steps: " + ", ".join(step[0] for step in STEPS))
-    parser.add_argument("action", choices=("status", "run", "steps", "ship"))
+    parser.add_argument("action", choices=("status", "run", "steps", "interim", "ship"),
+                        help="interim: measure the training's best epoch so far beside the shipped models")
     args = parser.parse_args(argv)
     ensure_var()
     if args.action == "status":
@@ -328,6 +344,8 @@ def main(argv: list[str] | None = None) -> None:
     elif args.action == "steps":
         for number, (name, done, _run, makes) in enumerate(STEPS, 1):
             print(f"{number}. {name:<12} {'done' if done() else 'to do':<6} {makes}")
+    elif args.action == "interim":
+        interim()
     elif args.action == "run":
         run()
         print(status_line())
