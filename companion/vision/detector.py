@@ -46,7 +46,8 @@ TILE_BELOW_PX = 22.0
 # 2,657 placed cards of cardcounterml, rf100 test/valid and the webcam strips; 2026-12-04) is 0.875 /
 # 0.891 / 0.918 in the 16-20 / 20-25 / 25-30 px bins with windows below 22 px and 0.903 / 0.906 / 0.932
 # below 26 (all cards 0.885 -> 0.897; --tile off 0.871), for 14 -> 29 of 80 photos read with windows
-# and a mean cost per photo 1.42x (timed in turns, `scale_check --cost 80`). A table keeps 22: its mat
+# and a mean cost per photo 1.42x (timed in turns, `scale_check --cost 80`). A learned deck (not measured
+# with it) and a table keep 22: a table's mat
 # tells the index size (the benchmark mats: 7.7 px at the input, windows either way), so live frames
 # are read exactly as before.
 PHOTO_TILE_BELOW_PX = 26.0
@@ -358,7 +359,8 @@ class Detector:
             index_px = self.index_px if self.index_px is not None else self._measured_index_px(whole)
             if index_px is None:
                 return None
-            below = TILE_BELOW_PX if self.index_px is not None else PHOTO_TILE_BELOW_PX
+            # a photo's closer look (the scale unknown, no learned deck: where its thresholds apply too)
+            below = PHOTO_TILE_BELOW_PX if self.index_px is None and self.deck is None else TILE_BELOW_PX
             if index_px * self.input_shape[0] / longest >= below:
                 return None
             size = round(self.input_shape[0] * index_px / TARGET_INDEX_PX)
