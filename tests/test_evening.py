@@ -232,3 +232,17 @@ def test_the_referee_deletes_a_table_after_confirming_and_nothing_else_is_lost(t
     assert again.get(path).status_code == 404
     assert again.get(f"/api/tables/{kept['id']}").get_json() == kept_state
     assert [t["id"] for t in again.get("/api/evening/tables", headers=AS_HOST).get_json()["tables"]] == [kept["id"]]
+
+
+def test_the_evening_page_shows_the_newest_tables_first_a_page_at_a_time(tmp_path, monkeypatch):
+    from web_ui import evening
+
+    monkeypatch.setattr(evening, "PAGE_TABLES", 2)
+    client = app_for(tmp_path).test_client()
+    made = [client.post("/api/tables", json={"game": "chosen", "players": [{"name": "Ann"}, {"name": "Bo"}]}).get_json()["id"]
+            for _ in range(3)]
+    first = client.get("/evening", headers=AS_HOST).get_data(as_text=True)
+    second = client.get("/evening?page=2", headers=AS_HOST).get_data(as_text=True)
+    assert all(table in first for table in made[1:]) and made[0] not in first and "Older tables" in first
+    assert made[0] in second and not any(table in second for table in made[1:]) and "Newer tables" in second
+    assert client.get("/evening?page=x", headers=AS_HOST).status_code == 200

@@ -45,6 +45,10 @@ HOST_TOKEN_BYTES = 32
 HOST_COOKIE_DAYS = 60
 # The tables a phone opened, sent back as ?mine=: at most this many (a phone's own list of one season).
 MAX_MINE = 200
+# The evening page shows this many tables at a time, newest first (the rest on the next pages): a page of
+# 1,000 finished games took 455 ms to serve on the loaded 2-core machine (benchmarks/bench_history.py), and a
+# phone scrolls through 50 cards already.
+PAGE_TABLES = 50
 # An import is a whole export: 1,000 finished games of ~100 changes each are ~15 MB of JSON.
 MAX_IMPORT_BYTES = 48 * 1024 * 1024
 
@@ -110,13 +114,17 @@ def _records():
 @bp.get("/evening")
 def evening():
     """The evening's tables: every table for the host (or with --list-tables), else this phone's own."""
+    page = request.args.get("page", "1")
+    page = int(page) if page.isdigit() and 0 < len(page) < 6 and int(page) > 0 else 1
     if may_list():
         tables, scope = registry().summaries(), "all"
     else:
         ids = mine_ids()
         tables, scope = (registry().summaries(ids) if ids else []), "mine"
-    return render_template("evening.html", tables=tables, scope=scope, host=is_host(), result_url=result_url,
-                           listing=may_list(), when=when)
+    shown = tables[(page - 1) * PAGE_TABLES:page * PAGE_TABLES]
+    return render_template("evening.html", tables=shown, scope=scope, host=is_host(), result_url=result_url,
+                           listing=may_list(), played=played, page=page, pages=max(1, -(-len(tables) // PAGE_TABLES)),
+                           count=len(tables))
 
 
 @bp.get("/players")
@@ -154,6 +162,14 @@ def delete_page(table_id: str):
 
 def when(at: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(at))
+
+
+def played(summary: TableSummary) -> str:
+    """When a table was played: its first and its last change's times (one date when they share it)."""
+    start, last = time.localtime(summary.created_at), time.localtime(summary.updated_at)
+    if start[:3] == last[:3]:
+        return f"{time.strftime('%Y-%m-%d %H:%M', start)}–{time.strftime('%H:%M', last)}"
+    return f"{when(summary.created_at)} – {when(summary.updated_at)}"
 
 
 # -- the API ----------------------------------------------------------------------------------------
