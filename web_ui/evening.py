@@ -90,8 +90,8 @@ def require_host() -> None:
 # -- reading ----------------------------------------------------------------------------------------
 def result_url(summary: TableSummary) -> str:
     """Where the list opens a table: a finished one read-only (its result), an unfinished one to play on."""
-    if summary.state == FINISHED and "pages.result" in current_app.view_functions:
-        return url_for("pages.result", table_id=summary.table_id)
+    if summary.state == FINISHED and "results.result_page" in current_app.view_functions:   # web_ui/results.py
+        return url_for("results.result_page", table_id=summary.table_id)
     return url_for("pages.table", table_id=summary.table_id)
 
 

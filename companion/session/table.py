@@ -417,7 +417,8 @@ class Table:
                                  self.engine.view(self.state), self.deleted)
 
     def _summary(self, state: Any, seq: int, at: float, view: dict, deleted: bool) -> TableSummary:
-        made = summarize(self.game, view)
+        result = getattr(self.engine, "result", None)   # an engine without one (a test's) is read from its view
+        made = summarize(self.game, view, result(state) if result is not None else None)
         return TableSummary(self.id, self.game, DELETED if deleted else made["state"], made["players"], made["winners"],
                             seq, self.record.created_at, at)
 
