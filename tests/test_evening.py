@@ -67,6 +67,7 @@ def test_the_hosts_list_shows_a_finished_game_with_its_winner_and_the_csv_the_en
     assert engine_winners(game, view)   # the example games have a winner
     page = client.get("/evening", headers=AS_HOST).get_data(as_text=True)
     assert table["id"] in page and engine_winners(game, view)[0] in page
+    assert f'href="/t/{table["id"]}/result"' in page   # a finished table opens read-only, on its result page
     rows = read_csv(client.get(f"/api/tables/{table['id']}/export.csv"))
     assert len(rows) == len(view["players"])
     assert {row["player"]: int(row["score"]) for row in rows} == engine_scores(game, view)
