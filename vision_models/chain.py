@@ -321,7 +321,19 @@ def run() -> None:
         print(f"[chain] {number}/{len(STEPS)} {name}: running ({time.strftime('%H:%M:%S')})", flush=True)
         started = time.time()
         step()
-        print(f"[chain] {number}/{len(STEPS)} {name}: finished in {time.time() - started:.0f} s", flush=True)
+        seconds = round(time.time() - started)
+        print(f"[chain] {number}/{len(STEPS)} {name}: finished in {seconds} s", flush=True)
+        _record(name, seconds)
+
+
+def _record(step: str, seconds: int) -> None:
+    """Each step's wall time, run by run (``var/chain/steps.json``): what the model card's hours come from."""
+    CHAIN.mkdir(parents=True, exist_ok=True)
+    path = CHAIN / "steps.json"
+    record = json.loads(path.read_text()) if path.exists() else []
+    record.append({"step": step, "seconds": seconds, "finished": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+                   "load": round(os.getloadavg()[0], 1)})
+    path.write_text(json.dumps(record, indent=1) + "\n")
 
 
 def ship() -> None:
