@@ -4,6 +4,7 @@
     python -m vision_models.real_check --source feliksh-scan --json
     python -m vision_models.real_check --jobs 2 --cache var/real-readings.pkl   # re-score later from the cache
     python -m vision_models.real_check --deck NAME [--data DIR]
+    python -m vision_models.real_check --source backs-by-eye --tile off
 
 Each photo is read as ``companion detect`` reads it (the shipped models, the closer look on ``auto``)
 and scored card by card with the project's scorer (:mod:`companion.vision.evaluation`): card-level
@@ -22,6 +23,12 @@ The material (``../shared/datasets/``, never committed; see ``real/README.md`` t
 * ``feliksh-scan``: a 600 dpi scan of one whole four-index deck, each of the 52 cards once;
 * ``webcam-strips``: the val split of a webcam over green felt, whole-card labels naming ranks only
   and ``back``: the readings' codes are compared by rank.
+
+Face-down cards labelled by eye (``BACK_SOURCES``, only by ``--source``; ``vision_models/real_backs.json``, how
+they were made in its header): ``backs-by-eye``, every real photo we found showing a back (and the
+photos looked at that show none), its backs boxed by eye and its faces scored by its own labels;
+``backs-by-eye-unseen``, the same on the photos no network trained on. They share photos with the
+sources above (and the development ones), so they are measured on their own, never in the default.
 
 Development sources (``DEV_SOURCES``, only by ``--source``): ``rf100-train`` and ``webcam-strips-train``,
 the other splits of the same two sets, where post-processing rules are chosen before they are
@@ -45,6 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+REAL_BACKS = Path(__file__).with_name("real_backs.json")
 TAXONOMY = ("cards", "counted_twice", "missed_faces", "missed_backs", "misread", "phantom_faces", "phantom_backs")
 # poker-cards-rf100's class names: "10 Diamonds", "A Trefoils" (clubs); "59" is one stray box.
 _RF100_SUITS = {"Diamonds": "D", "Hearts": "H", "Spades": "S", "Trefoils": "C"}
@@ -72,6 +80,8 @@ class Photo:
     label_path: Path | None = None     # labels "index" / "whole": the YOLO file
     names: tuple[str | None, ...] = ()  # the YOLO file's class names as codes (None: dropped)
     ranks_only: bool = False
+    # Backs boxed by eye (real_backs.json): they stand for the photo's own back labels, if any.
+    eye_backs: tuple[tuple[float, float, float, float], ...] | None = None
 
 
 def _need(path: Path) -> Path:
@@ -157,6 +167,67 @@ def _webcam_strips(root: Path, split: str = "val") -> list[Photo]:
             for p in _images(root / split / "images")]
 
 
+def load_real_backs(path: Path = REAL_BACKS) -> list[dict]:
+    """The photos of ``real_backs.json``, checked: each a dataset-relative path, its size and its backs'
+    boxes, every box inside its photo and not empty, no photo twice. Bad entries are an error, never skipped."""
+    photos = json.loads(_need(path).read_text())["photos"]
+    seen = set()
+    for number, entry in enumerate(photos):
+        where = f"{path.name} photo {number} ({entry.get('path')})"
+        rel = entry.get("path")
+        if not isinstance(rel, str) or rel.startswith("/") or ".." in Path(rel).parts:
+            raise ValueError(f"{where}: the path must be relative to the shared datasets folder")
+        if rel in seen:
+            raise ValueError(f"{where}: listed twice")
+        seen.add(rel)
+        width, height = entry["size"]
+        for box in entry["backs"]:
+            x1, y1, x2, y2 = box
+            if not (0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height):
+                raise ValueError(f"{where}: box {box} does not lie inside its {width}x{height} photo")
+    return photos
+
+
+def _backs_by_eye(datasets: Path, unseen_only: bool = False, path: Path = REAL_BACKS) -> list[Photo]:
+    """The photos of ``real_backs.json`` (with ``unseen_only``, those of splits no network trained on),
+    each with its own labels for faces and the backs boxed by eye."""
+    source = "backs-by-eye-unseen" if unseen_only else "backs-by-eye"
+    trained_on = ("cardcounterml-train", "rf100-train", "webcam-strips-train")
+    names: dict[str, tuple] = {}
+    photos = []
+    for entry in load_real_backs(path):
+        if unseen_only and entry["split"] in trained_on:
+            continue
+        image = _need(datasets / entry["path"])
+        backs = tuple(tuple(float(v) for v in box) for box in entry["backs"])
+        if entry["path"].startswith("cardcounterml/"):
+            from companion.vision.evaluation import read_class_names
+
+            root = datasets / "cardcounterml"
+            key = "cardcounterml"
+            if key not in names:
+                names[key] = tuple(read_class_names(_need(root / "data.yaml")))
+            photos.append(Photo(source, image, "index", label_path=root / "labels" / (image.stem + ".txt"),
+                                names=names[key], eye_backs=backs))
+        elif "/poker-cards-rf100/" in entry["path"]:
+            key = "rf100"
+            if key not in names:
+                names[key] = _rf100_names(datasets / "real" / "poker-cards-rf100" / "data.yaml")
+            photos.append(Photo(source, image, "whole", label_path=image.parent.parent / "labels" / (image.stem + ".txt"),
+                                names=names[key], eye_backs=backs))
+        elif "/webcam-strips/" in entry["path"]:
+            key = "webcam"
+            if key not in names:
+                root = datasets / "real" / "backs" / "webcam-strips"
+                words = [line.strip() for line in _need(root / "classes.txt").read_text().splitlines() if line.strip()]
+                names[key] = tuple(_RANK_WORDS[w.lower()] for w in words)
+            photos.append(Photo(source, image, "whole", label_path=image.parent.parent / "labels" / (image.stem + ".txt"),
+                                names=names[key], ranks_only=True, eye_backs=backs))
+        else:
+            raise ValueError(f"{path.name}: {entry['path']}: real_check knows no labels for this folder")
+    return photos
+
+
 SOURCES = {
     "cardcounterml": lambda d: _cardcounterml(d / "cardcounterml"),
     "rf100-test": lambda d: _rf100(d / "real" / "poker-cards-rf100", "test"),
@@ -176,10 +247,14 @@ DEV_SOURCES = {
     "rf100-train": lambda d: _rf100(d / "real" / "poker-cards-rf100", "train"),
     "webcam-strips-train": lambda d: _webcam_strips(d / "real" / "backs" / "webcam-strips", "train"),
 }
+BACK_SOURCES = {
+    "backs-by-eye": lambda d: _backs_by_eye(d),
+    "backs-by-eye-unseen": lambda d: _backs_by_eye(d, unseen_only=True),
+}
 
 
 def photos_of(sources: list[str], datasets: Path = REAL) -> list[Photo]:
-    known = {**SOURCES, **DEV_SOURCES}
+    known = {**SOURCES, **DEV_SOURCES, **BACK_SOURCES}
     unknown = [s for s in sources if s not in known]
     if unknown:
         raise ValueError(f"unknown source(s) {', '.join(unknown)}: choose from {', '.join(known)}")
@@ -199,9 +274,13 @@ def truth_of(photo: Photo, width: int, height: int):
     if dropped:
         classes = [int(line.split()[0]) for line in photo.label_path.read_text().splitlines() if line.split()]
         boxes = [b for b, cls in zip(boxes, classes) if cls not in dropped]
+    eye = []
+    if photo.eye_backs is not None:   # the backs boxed by eye stand for the photo's own back labels
+        boxes = [b for b in boxes if b.code != "BACK"]
+        eye = whole_cards([LabelledBox("BACK", box) for box in photo.eye_backs])
     if photo.labels == "index":
-        return group_truth(boxes)
-    return whole_cards([LabelledBox(b.code, b.box) for b in boxes])
+        return group_truth(boxes) + eye
+    return whole_cards([LabelledBox(b.code, b.box) for b in boxes]) + eye
 
 
 # -- reading -----------------------------------------------------------------------------------------
@@ -233,11 +312,11 @@ def _read_in_worker(photo: Photo) -> dict:
 
 
 def _load_detector(deck: str | None = None, data: str | None = None, weights: str | None = None, threads: int = 1,
-                   conf: float | None = None, back_conf: float | None = None):
+                   conf: float | None = None, back_conf: float | None = None, tile: str = "auto"):
     from companion.vision import Detector
     from companion.vision.decks.store import load_deck
 
-    return Detector.load(weights, tile="auto", threads=threads, conf=conf, back_conf=back_conf).with_deck(load_deck(deck, data))
+    return Detector.load(weights, tile=tile, threads=threads, conf=conf, back_conf=back_conf).with_deck(load_deck(deck, data))
 
 
 def read_all(photos: list[Photo], jobs: int = 1, progress=None, **options) -> list[dict]:
@@ -327,9 +406,10 @@ def table(result: dict) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--source", action="append", choices=[*SOURCES, *DEV_SOURCES], metavar="NAME",
+    parser.add_argument("--source", action="append", choices=[*SOURCES, *DEV_SOURCES, *BACK_SOURCES], metavar="NAME",
                         help=f"only this source (repeatable; default all: {', '.join(SOURCES)}; development photos, "
-                             f"never in the default: {', '.join(DEV_SOURCES)})")
+                             f"never in the default: {', '.join(DEV_SOURCES)}; backs labelled by eye, on their own: "
+                             f"{', '.join(BACK_SOURCES)})")
     parser.add_argument("--deck", metavar="NAME", help="read with a deck learned by `companion deck learn`")
     parser.add_argument("--data", metavar="DIR", help="data folder holding learned decks")
     parser.add_argument("--weights", metavar="DIR", help="folder with models.json and the ONNX files")
@@ -338,6 +418,8 @@ def main(argv=None) -> int:
                         help="inference threads per process (default 2 with one job, 1 per job with more)")
     parser.add_argument("--conf", type=float, metavar="P", help="index threshold to read at (default models.json's)")
     parser.add_argument("--back-conf", type=float, metavar="P", help="back threshold to read at (default models.json's)")
+    parser.add_argument("--tile", default="auto", metavar="MODE",
+                        help="the closer look as `companion detect --tile` takes it: auto (default), off or a window in pixels")
     parser.add_argument("--cache", type=Path, metavar="FILE",
                         help="keep the readings here and reuse them when the file exists (grouping runs anew)")
     parser.add_argument("--datasets", type=Path, default=REAL, help="the shared datasets folder (default ../shared/datasets)")
@@ -345,6 +427,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
+    from companion.vision.detector import parse_tile
+
+    try:
+        parse_tile(args.tile)
+    except ValueError as error:
+        parser.error(str(error))
     sources = args.source or list(SOURCES)
     try:
         photos = photos_of(sources, args.datasets)
@@ -355,6 +443,8 @@ def main(argv=None) -> int:
                "threads": args.threads or (2 if args.jobs == 1 else 1)}
     if args.conf is not None or args.back_conf is not None:   # older caches hold neither
         options.update(conf=args.conf, back_conf=args.back_conf)
+    if args.tile != "auto":   # nor this
+        options["tile"] = args.tile
     wanted = {(p.source, p.path.name) for p in photos}
     readings = None
     if args.cache is not None and args.cache.exists():
