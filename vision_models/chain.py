@@ -273,7 +273,9 @@ def check_done() -> bool:
 def check(candidate: Path = CANDIDATE, out: Path | None = None) -> dict:
     results = {}
     for name, weights in (("shipped", WEIGHTS), (candidate.name, candidate)):
-        done = subprocess.run([sys.executable, "-m", "vision_models.real_check", "--weights", str(weights), "--json",
+        # named relative to the checkout, as by hand: the cache of readings is keyed by the options as given
+        named = str(weights.relative_to(ROOT)) if weights.is_relative_to(ROOT) else str(weights)
+        done = subprocess.run([sys.executable, "-m", "vision_models.real_check", "--weights", named, "--json",
                               "--cache", str(CHAIN / f"readings-{name}.pkl")],
                              check=True, cwd=ROOT, capture_output=True, text=True)
         results[name] = json.loads(done.stdout)
