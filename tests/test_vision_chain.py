@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from companion.vision.evaluation import LabelledBox, TruthCard
-from vision_models import chain, real_labels, synth
+from vision_models import chain
+from vision_models.data import real_labels, synth
 
 
 @pytest.fixture(scope="module")
@@ -163,8 +164,8 @@ def test_the_shipped_detector_recovered_from_onnx_gives_the_same_outputs(tmp_pat
     from ultralytics import YOLO
 
     from companion.synthetic.recording import build_scenario, render_frames
-    from vision_models import recover
-    from vision_models.train import offline_environment
+    from vision_models.train import recover
+    from vision_models.train.first_run import offline_environment
 
     offline_environment()
     frames = [f.image for _, f in zip(range(4), render_frames(build_scenario("dungeon", 77)))]

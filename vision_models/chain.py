@@ -16,10 +16,10 @@ outlives a checkout laid anew on the same machine. Start it in the background at
 
 The steps (``steps`` prints them):
 
-1. ``recover``: the shipped detector's ONNX file back into a trainable checkpoint (``vision_models.recover``).
-2. ``artwork``: the card artwork from Debian's packages (``vision_models.artwork``).
+1. ``recover``: the shipped detector's ONNX file back into a trainable checkpoint (``vision_models.train.recover``).
+2. ``artwork``: the card artwork from Debian's packages (``vision_models.data.artwork``).
 3. ``real-labels``: index boxes for rf100's train split and the webcam strips' train split, kept where
-   the known code agrees (``vision_models.real_labels``): the detector's first real supervision beyond
+   the known code agrees (``vision_models.data.real_labels``): the detector's first real supervision beyond
    cardcounterml.
 4. ``scenes``: rendered scenes of the training decks (with distractors), scenes of face-down cards as
    players lay them (``synth.back_layout``: columns, piles, backs beside faces, at a far edge, under a
@@ -28,11 +28,11 @@ The steps (``steps`` prints them):
 6. ``train``: the detector continued from the recovered weights for ``EPOCHS`` epochs.
 7. ``export``: the best epoch to ONNX and its int8 copy, in ``var/chain/candidate/`` (never over the
    shipped weights).
-8. ``check``: the candidate and the shipped models read every real source of ``vision_models.real_check``
+8. ``check``: the candidate and the shipped models read every real source of ``vision_models.checks.real_check``
    side by side; the figures go to ``var/chain/check.json``. Shipping is a person's decision, made on
    those figures (``ship`` copies the candidate into ``vision_models/weights/``).
 
-When an accelerator is lent, ``vision_models.gpu_continue`` is the one prepared run (see its docstring).
+When an accelerator is lent, ``vision_models.train.gpu_continue`` is the one prepared run (see its docstring).
 """
 from __future__ import annotations
 
@@ -91,29 +91,29 @@ def recover_done() -> bool:
 
 
 def recover() -> None:
-    _python("vision_models.recover", "--out", str(RECOVERED))
+    _python("vision_models.train.recover", "--out", str(RECOVERED))
 
 
 def artwork_done() -> bool:
-    from vision_models import artwork
+    from vision_models.data import artwork
 
     return len(artwork.available_decks()) >= 20
 
 
 def install_artwork() -> None:
-    from vision_models import artwork
+    from vision_models.data import artwork
 
     artwork.install()
 
 
 def real_labels_done() -> bool:
-    from vision_models import real_labels
+    from vision_models.data import real_labels
 
     return all((real_labels.OUT / source / "summary.json").exists() for source in real_labels.SOURCES)
 
 
 def make_real_labels() -> None:
-    _python("vision_models.real_labels")
+    _python("vision_models.data.real_labels")
 
 
 def _scene_marker() -> Path:
@@ -125,7 +125,7 @@ def scenes_done() -> bool:
 
 
 def render_scenes() -> None:
-    from vision_models import artwork, datasets, synth, table_scenes
+    from vision_models.data import artwork, datasets, synth, table_scenes
 
     deck_dirs = artwork.available_decks()
     train_decks, held_decks = datasets.deck_split(deck_dirs)
@@ -150,7 +150,7 @@ def dataset_done() -> bool:
 
 def _cardcounterml_images() -> tuple[list[Path], list[Path]]:
     """cardcounterml's training split as the first run linked it (train, real val slice), with labels."""
-    from vision_models import datasets, real_split
+    from vision_models.data import datasets, real_split
 
     out = DATA / "cardcounterml"
     train, val = [], []
@@ -174,7 +174,7 @@ def _cardcounterml_images() -> tuple[list[Path], list[Path]]:
 def build_dataset() -> None:
     """``data.yaml`` with list files: real photos (rf100 and the strips labelled here, cardcounterml) at
     ``REAL_SHARE`` of the training images, rendered scenes the rest; validation real and rendered."""
-    from vision_models import real_labels
+    from vision_models.data import real_labels
 
     rng = random.Random(SEED)
     real_train, real_val = [], []
@@ -205,7 +205,7 @@ def build_dataset() -> None:
 
 
 def _epochs_done() -> int:
-    from vision_models.train import _epochs_done as epochs_of
+    from vision_models.train.first_run import _epochs_done as epochs_of
 
     return epochs_of(RUN_NAME)
 
@@ -215,7 +215,7 @@ def train_done() -> bool:
 
 
 def train() -> None:
-    from vision_models.train import DETECTOR_AUGMENTATION, offline_environment
+    from vision_models.train.first_run import DETECTOR_AUGMENTATION, offline_environment
 
     offline_environment()
     import torch
@@ -246,7 +246,7 @@ def export_done() -> bool:
 
 
 def export(target: Path = CANDIDATE, weights: str = "best.pt") -> None:
-    from vision_models.train import offline_environment
+    from vision_models.train.first_run import offline_environment
 
     offline_environment()
     from ultralytics import YOLO
@@ -261,7 +261,7 @@ def export(target: Path = CANDIDATE, weights: str = "best.pt") -> None:
     models["detector"].pop("int8_file", None)
     models["training"]["chain"] = {"run": RUN_NAME, "epochs": _epochs_done(), "data": json.loads((DATA / "counts.json").read_text())}
     (target / "models.json").write_text(json.dumps(models, indent=2) + "\n")
-    _python("vision_models.quantize", "--weights", str(target))
+    _python("vision_models.train.quantize", "--weights", str(target))
     # the classifier is the shipped one, byte for byte: only the detector is this chain's
     shutil.copy(WEIGHTS / "classifier.int8.onnx", target / "classifier.int8.onnx")
 
@@ -275,7 +275,7 @@ def check(candidate: Path = CANDIDATE, out: Path | None = None) -> dict:
     for name, weights in (("shipped", WEIGHTS), (candidate.name, candidate)):
         # named relative to the checkout, as by hand: the cache of readings is keyed by the options as given
         named = str(weights.relative_to(ROOT)) if weights.is_relative_to(ROOT) else str(weights)
-        done = subprocess.run([sys.executable, "-m", "vision_models.real_check", "--weights", named, "--json",
+        done = subprocess.run([sys.executable, "-m", "vision_models.checks.real_check", "--weights", named, "--json",
                               "--cache", str(CHAIN / f"readings-{name}.pkl")],
                              check=True, cwd=ROOT, capture_output=True, text=True)
         results[name] = json.loads(done.stdout)
