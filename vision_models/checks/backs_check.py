@@ -117,10 +117,10 @@ def scene_truth(image: Path, width: int, height: int) -> list[tuple[float, float
     return boxes
 
 
-def read_scenes(images: list[Path], threads: int = 2) -> list[tuple[dict, list]]:
+def read_scenes(images: list[Path], threads: int = 2, weights: str | None = None) -> list[tuple[dict, list]]:
     from companion.vision import load_image
 
-    detector = real_check._load_detector(threads=threads, back_conf=FLOOR)
+    detector = real_check._load_detector(threads=threads, back_conf=FLOOR, weights=weights)
     scenes = []
     for image in images:
         photo = real_check.Photo("rendered-backs", image, "whole")
@@ -172,6 +172,8 @@ def main(argv=None) -> int:
                         help="scenes and readings kept here (default var/backs-check)")
     parser.add_argument("--datasets", type=Path, default=real_check.REAL)
     parser.add_argument("--artwork", type=Path, metavar="DIR", help="deck artwork (default var/artwork)")
+    parser.add_argument("--weights", metavar="DIR", help="models.json and ONNX files to read with (default the shipped ones; "
+                        "e.g. var/chain/interim); give each its own --cache-dir")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     try:
@@ -180,7 +182,7 @@ def main(argv=None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     readings = cached(args.cache_dir / "real-readings.pkl",
-                      lambda: real_check.read_all(photos, threads=2, back_conf=FLOOR))
+                      lambda: real_check.read_all(photos, threads=2, back_conf=FLOOR, weights=args.weights))
     unseen = {p.path.name for p in real_check.photos_of(["backs-by-eye-unseen"], args.datasets)}
     real = {"real": (photos, readings),
             "real unseen": ([p for p in photos if p.path.name in unseen], [r for r in readings if r["name"] in unseen])}
@@ -191,7 +193,7 @@ def main(argv=None) -> int:
         except FileNotFoundError as error:
             print(f"error: {error}", file=sys.stderr)
             return 1
-        scenes = cached(args.cache_dir / f"scene-readings-{args.scenes}.pkl", lambda: read_scenes(images))
+        scenes = cached(args.cache_dir / f"scene-readings-{args.scenes}.pkl", lambda: read_scenes(images, weights=args.weights))
     result = measure(real, scenes)
     print(json.dumps(result, indent=1) if args.json else table(result))
     return 0
