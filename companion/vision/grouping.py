@@ -53,7 +53,8 @@ DISAGREEING_SPAN = (3.0, 6.0)
 # along an edge (two cards side by side: along the short axis; in a column: along the long one), and
 # the two codes sharing a rank or a suit (the misreads of one card keep one of them: 24 of 30
 # held-out pairs, against 24 of 158 pairs of two cards). Measured with
-# ``python -m vision_models.checks.grouping_check ../shared/datasets/cardcounterml`` (see EVALUATION.md).
+# the held-out cardcounterml photos read once and grouped with and without it (EVALUATION.md, "One card is
+# one card"; ``vision_models.checks.real_check --source cardcounterml`` reads them, its ``check`` regroups).
 ONE_CARD_BY_GEOMETRY = True
 OPPOSITE_CORNER_SPAN = (2.7, 5.3)
 OPPOSITE_CORNER_SIZE_RATIO = 1.3
@@ -95,7 +96,7 @@ MAX_LEG_RATIO = 2.2
 # A face-down card must be card-shaped. Its axis-aligned box runs from 1.40 long (88 x 63 mm, lying
 # square) to 1.0 (at 45°), longer when seen at a slant: the held-out photos' labelled backs reach
 # 1.87, while the edges of fanned cards the back detector reports run 2.27-4.26 (9 held-out photos
-# with backs, ``python -m vision_models.checks.grouping_check``). Round chips box as squares, like a card at
+# with backs, EVALUATION.md, "One card is one card"). Round chips box as squares, like a card at
 # 45°: they are told by size instead: a card's long side is at least 4.6 index sizes (88 mm over an
 # index 19 mm long, the labelled pairs' median span 4.2 scales = 80 mm); the held-out photos' chips
 # box at 3.5-3.7 of the photo's median index size, its real backs at 4.9 and more.
