@@ -1,4 +1,4 @@
-"""Backs labelled by eye (vision_models/real_backs.json), real_check's source that scores them, the check
+"""Backs labelled by eye (vision_models/checks/real_backs.json), real_check's source that scores them, the check
 of every rule that drops a back (backs_check) and the recall-by-index-size check (scale_check)."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from companion.vision.grouping import IndexReading
 from conftest import SHARED
-from vision_models import backs_check, real_check, scale_check
+from vision_models.checks import backs_check, real_check, scale_check
 
 
 def test_the_labels_file_parses_and_every_box_lies_inside_its_photo():
