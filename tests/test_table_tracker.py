@@ -471,3 +471,25 @@ def test_the_evidence_rule_settings_are_checked():
     with pytest.raises(ValueError):
         TrackerConfig(sure_look_confidence=0.0)
     assert TrackerConfig(sure_looks=0).sure_looks == 0               # the constant settle of before
+
+
+def test_one_face_read_twice_close_together_is_one_card_not_a_second_copy():
+    """A card whose two indices were grouped as two cards a few millimetres apart: one card, no
+    'second 9D?' question, and its turn keeps its face."""
+    table = Table()
+    table.frames(1.0, [("9D", (50, 50), 0.9), ("9D", (50, 66), 0.8)])
+    assert table.types() == [("placed", "9D", "left")]
+    table.frames(1.5, [("BACK", (50, 60))])
+    assert table.types()[-1] == ("turned", "BACK", "left") and table.events[-1].face == "9D"
+    apart = Table(copies=2).frames(1.0, [("9D", (20, 50)), ("9D", (90, 50))])   # two copies side by side
+    assert apart.types() == [("placed", "9D", "left"), ("placed", "9D", "left")]
+
+
+def test_a_weak_back_across_two_face_down_cards_side_by_side_is_no_card():
+    """Two chips 60 mm apart are read now and then as a third, weak back across their edges."""
+    table = Table()
+    table.frames(1.0, [("BACK", (20, 50)), ("BACK", (80, 50))])
+    table.frames(1.5, [("BACK", (20, 50)), ("BACK", (80, 50)), ("BACK", (47, 50), 0.47)])
+    assert [t for t, *_ in table.types()] == ["placed", "placed"]
+    table.frames(1.0, [("BACK", (20, 50)), ("BACK", (80, 50)), ("BACK", (140, 50), 0.47)])   # one really laid
+    assert table.types()[-1] == ("placed", "BACK", "right")
