@@ -13,7 +13,7 @@ on the simulated 2-core laptop, the frames it cannot keep up with dropped); ``ev
 equals the truth, the table events (type, card, zone) the evidence rule adds or loses against the
 constant settle, and the time from each action (the hand letting go, ``truth.json``'s ``actions``) to
 its first placed / turned / moved event: median and 95th percentile. The still real tables are
-``python -m vision_models.still_table`` (the same tracker settings; ``--constant-settle`` there).
+``python -m vision_models.checks.still_table`` (the same tracker settings; ``--constant-settle`` there).
 
 The tracker's inputs are kept in ``var/settle_check`` with the reader's fingerprint (the still table
 check's): replays take seconds; a change to the reading code reads the recordings anew. Recordings of
@@ -63,7 +63,7 @@ def record(detector, game: str, folder: pathlib.Path, pace: str) -> dict:
     from companion.table.live import LiveSource, SimulatedClock, WorkCost, run_live
     from companion.table.pipeline import build_pipeline
     from companion.table.sources import open_source
-    from vision_models.still_table import _recording_tracker
+    from vision_models.checks.still_table import _recording_tracker
 
     truth = load_truth(folder)
     pipeline = build_pipeline(game, detector, truth["setup"], truth.get("setup_events", []))
@@ -81,7 +81,7 @@ def record(detector, game: str, folder: pathlib.Path, pace: str) -> dict:
 
 
 def inputs_for(detector_factory, game: str, folder: pathlib.Path, pace: str, label: str) -> dict:
-    from vision_models.still_table import _reader_fingerprint
+    from vision_models.checks.still_table import _reader_fingerprint
 
     path = CACHE / f"{label.replace(':', '-')}-{pace}.json"
     if path.exists():
@@ -100,7 +100,7 @@ def replay(game: str, truth: dict, kept: dict, tracker) -> dict:
     from companion.synthetic.truth import TruthDetector
     from companion.table.bindings import BINDINGS
     from companion.table.pipeline import build_pipeline
-    from vision_models.still_table import _replay
+    from vision_models.checks.still_table import _replay
 
     config = replace(tracker, copies=BINDINGS[game].card_copies(truth["setup"]))
     pipeline = build_pipeline(game, TruthDetector([]), truth["setup"], truth.get("setup_events", []), tracker=config)
