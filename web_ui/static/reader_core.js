@@ -621,9 +621,10 @@
   //    contract.incremental)
   const GREY_R = 9798, GREY_G = 19235, GREY_B = 3735, GREY_SHIFT = 15, GREY_HALF = 1 << (GREY_SHIFT - 1);
 
-  /** The frame's grey copy shrunk ``shrink`` times (incremental.py _small): one byte a cell, row after row. */
+  /** The frame's grey copy shrunk ``shrink`` times (incremental.py _small): one byte a cell, row after row.
+      ``image.channels`` 4: RGBA pixels (a canvas's, as the page hands them over), else RGB. */
   function smallGrey(image, shrink) {
-    const sw = image.width, sh = image.height, src = image.data;
+    const sw = image.width, sh = image.height, src = image.data, step = image.channels || 3;
     const width = Math.max(1, Math.floor(sw / shrink)), height = Math.max(1, Math.floor(sh / shrink));
     const out = new Uint8Array(width * height);
     if (sw === width * shrink && sh === height * shrink) {
@@ -631,10 +632,10 @@
       for (let y = 0; y < height; y++) {
         sums.fill(0);
         for (let dy = 0; dy < shrink; dy++) {
-          let p = ((y * shrink + dy) * sw) * 3;
+          let p = ((y * shrink + dy) * sw) * step;
           for (let x = 0; x < width; x++) {
             let sum = 0;
-            for (let dx = 0; dx < shrink; dx++, p += 3) sum += (src[p] * GREY_R + src[p + 1] * GREY_G + src[p + 2] * GREY_B + GREY_HALF) >> GREY_SHIFT;
+            for (let dx = 0; dx < shrink; dx++, p += step) sum += (src[p] * GREY_R + src[p + 1] * GREY_G + src[p + 2] * GREY_B + GREY_HALF) >> GREY_SHIFT;
             sums[x] += sum;
           }
         }
@@ -644,7 +645,7 @@
     }
     // not a whole ratio (no phone camera's usual size): cv2's area weights, in float64 (values may differ by one)
     const grey = new Uint8Array(sw * sh);
-    for (let i = 0, p = 0; i < grey.length; i++, p += 3) grey[i] = (src[p] * GREY_R + src[p + 1] * GREY_G + src[p + 2] * GREY_B + GREY_HALF) >> GREY_SHIFT;
+    for (let i = 0, p = 0; i < grey.length; i++, p += step) grey[i] = (src[p] * GREY_R + src[p + 1] * GREY_G + src[p + 2] * GREY_B + GREY_HALF) >> GREY_SHIFT;
     const fx = sw / width, fy = sh / height;
     for (let y = 0; y < height; y++) {
       const y0 = y * fy, y1 = y0 + fy;
@@ -679,7 +680,9 @@
       pixel): nothing changed, the last reading again (no network runs); something changed, the whole-frame
       pass, the closer look's windows the change touches, and the indices that are new, changed or not settled;
       every ``recheck_every``-th frame in full. ``read(image, indexPx)`` → {indices, backs, work}: work says what
-      the frame cost ({changed, passes, classified, kept}). One per camera. */
+      the frame cost ({changed, passes, classified, kept}). ``image`` may be RGBA (``channels`` 4, a canvas's
+      pixels): it is compared as it is and made RGB only when something changed (a still frame costs the
+      comparison alone). One per camera. */
   function makeIncrementalReader(reader) {
     const models = reader.models, contract = models.contract, c = contract.incremental;
     const INDEX = contract.index_class, BACK = contract.back_class, expand = models.classifier.crop_expand;
@@ -740,6 +743,7 @@
         }
       }
       if (!work.changed && state.answer !== null && !state.wholeBehind) return { ...state.answer, work };
+      if (image.channels === 4) image = fromRGBA(image.width, image.height, image.data);
       const chosen = reader.thresholdsFor(indexPx), [height, width] = shape;
 
       // stage 1: the whole-frame pass, the windows the change touches

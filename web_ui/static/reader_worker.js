@@ -149,17 +149,31 @@ function useDeck(deck) {
   return deck ? deck.deck : null;
 }
 
+let lastSkin = null;   // the skin share of the last frame that changed
+
 async function read(message) {
   const started = performance.now();   // from the frame's pixels as the page hands them over
-  const image = message.rgb ? { width: message.width, height: message.height, data: new Uint8Array(message.rgb) }
-    : self.ReaderCore.fromRGBA(message.width, message.height, new Uint8Array(message.rgba));
+  const { width, height } = message;
   spent.detect = spent.classify = 0;
   const indexPx = message.indexPx == null ? null : Number(message.indexPx);
-  const reading = message.whole ? await reader.read(image, indexPx) : await incremental.read(image, indexPx);
+  let image = message.rgb ? { width, height, data: new Uint8Array(message.rgb) } : { width, height, data: new Uint8Array(message.rgba), channels: 4 };
+  let reading;
+  if (message.whole) {
+    if (image.channels === 4) image = self.ReaderCore.fromRGBA(width, height, image.data);
+    reading = await reader.read(image, indexPx);
+  } else reading = await incremental.read(image, indexPx);
   const ms = performance.now() - started;
-  // a hand over the table, judged as the server judges its own frames (skin: /api/models' contract.skin)
+  // a hand over the table, judged as the server judges its own frames (skin: /api/models' contract.skin); a frame
+  // in which nothing changed (no cell of its grey copy by more than contract.incremental.changed_levels) keeps it
   const skinStarted = performance.now();
-  const skin = message.skin ? self.ReaderCore.skinFraction(image, message.skin) : null;
+  let skin = null;
+  if (message.skin) {
+    if (reading.work && !reading.work.changed && lastSkin !== null) skin = lastSkin;
+    else {
+      if (image.channels === 4) image = self.ReaderCore.fromRGBA(width, height, image.data);
+      skin = lastSkin = self.ReaderCore.skinFraction(image, message.skin);
+    }
+  }
   return { ...reading, ms, skin, skin_ms: performance.now() - skinStarted, detect_ms: spent.detect, classify_ms: spent.classify };
 }
 
@@ -176,6 +190,7 @@ self.onmessage = async (event) => {
     } else if (message.type === "reset") {
       if (!reader) throw new Error("the reader is not ready");
       incremental = self.ReaderCore.makeIncrementalReader(reader);
+      lastSkin = null;
       self.postMessage({ type: "reset", id: message.id });
     }
   } catch (error) {
