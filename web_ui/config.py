@@ -84,6 +84,10 @@ class Config:
     # Whether GET /api/tables and the start page list the tables' join codes: a code is the key to
     # watching a table, so by default strangers are shown none (``companion serve --list-tables``).
     LIST_TABLES = False
+    # The host's token (``companion serve`` reads or draws it in DATA_DIR/host-token and prints the host's link
+    # ``/evening#host=TOKEN``): the evening's list of every table, the players' records, merging names,
+    # exporting and importing (web_ui/evening.py). None: nobody is the host (--list-tables still lists).
+    HOST_TOKEN: str | None = None
     # The language of a phone whose browser asks for none the companion has ("en" or "zh-Hans";
     # ``companion serve --language``). Each phone may choose its own (web_ui/i18n.py).
     LANGUAGE = "en"

@@ -45,7 +45,7 @@ def default_weights_dir() -> Path:
 
 
 PRECISIONS = ("auto", "f32", "int8")
-HOW_TO_GET_INT8 = "python -m vision_models.quantize writes them next to the f32 models and names them in models.json"
+HOW_TO_GET_INT8 = "python -m vision_models.train.quantize writes them next to the f32 models and names them in models.json"
 
 
 @dataclass(frozen=True)
@@ -206,7 +206,7 @@ def _batchable_onnx(path: Path, embedding: bool = False) -> bytes | None:
         return None
     model = onnx.load(str(path))
     if embedding and EMBEDDING_OUTPUT in [output.name for output in model.graph.output]:
-        # A classifier exported with its own embedding head (vision_models.backbone) names it, and
+        # A classifier exported with its own embedding head (vision_models.train.backbone) names it, and
         # was exported with a free batch dimension: it is used as it is.
         return model.SerializeToString() if _free_batch(model) else None
     if embedding and not _expose_embedding(model):
