@@ -55,9 +55,13 @@ async function init(models, deck, backends, wantedThreads) {
   const ort = self.ort;
   ort.env.wasm.wasmPaths = runtime.path;
   ort.env.wasm.proxy = false;   // this is the worker already
-  // Threads need a cross-origin isolated page (the server sends COOP and COEP); otherwise one thread.
+  // Threads need a cross-origin isolated page (the server sends COOP and COEP); otherwise one thread. One core
+  // is left to the page itself (the camera, the canvas, the posts) and the browser: on this 2-core machine,
+  // loaded (load average 23-28), a frame read in full took the worker's detector 5.1-5.4 s on one thread
+  // against 7.5-9.3 s on two (the server's reader 1.3-2.3 s beside it; benchmarks/bench_browser.py's
+  // frames, 2026-12-04): two threads waited on each other for cores the others held.
   // (``threads`` in the init message: a benchmark's choice instead)
-  const threads = !self.crossOriginIsolated ? 1 : wantedThreads || Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1));
+  const threads = !self.crossOriginIsolated ? 1 : wantedThreads || Math.max(1, Math.min(4, (navigator.hardwareConcurrency || 2) - 1));
   ort.env.wasm.numThreads = threads;
   const bytes = async (file) => {
     const response = await fetch(file.url);
