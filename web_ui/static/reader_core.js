@@ -628,18 +628,23 @@
     const width = Math.max(1, Math.floor(sw / shrink)), height = Math.max(1, Math.floor(sh / shrink));
     const out = new Uint8Array(width * height);
     if (sw === width * shrink && sh === height * shrink) {
-      const sums = new Uint32Array(width), area = shrink * shrink;
+      // one pass over each row's pixels, each cell's sum built row by row; the mean rounded half to even
+      const sums = new Int32Array(width), area = shrink * shrink, half = area >> 1;
+      const rowBytes = sw * step;
       for (let y = 0; y < height; y++) {
         sums.fill(0);
         for (let dy = 0; dy < shrink; dy++) {
-          let p = ((y * shrink + dy) * sw) * step;
+          let p = (y * shrink + dy) * rowBytes;
           for (let x = 0; x < width; x++) {
             let sum = 0;
             for (let dx = 0; dx < shrink; dx++, p += step) sum += (src[p] * GREY_R + src[p + 1] * GREY_G + src[p + 2] * GREY_B + GREY_HALF) >> GREY_SHIFT;
             sums[x] += sum;
           }
         }
-        for (let x = 0; x < width; x++) out[y * width + x] = pyRound(sums[x] / area);
+        for (let x = 0, o = y * width; x < width; x++) {
+          const sum = sums[x], floor = (sum / area) | 0, rest = sum - floor * area;
+          out[o + x] = rest > half || (rest === half && (floor & 1) === 1) ? floor + 1 : floor;
+        }
       }
       return { width, height, data: out };
     }
