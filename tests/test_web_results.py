@@ -96,7 +96,14 @@ def test_a_guilds_and_dungeon_game_to_its_end_charts_treasures_by_encounter_and_
     winners = state["result"]["winner_names"]
     assert winners and all(name in re.search(r'id="result-status">([^<]*)<', html).group(1) for name in winners)
     assert 'id="result-tie-break"' in html and "most cards in hand" in html
-    treasures, trophies = (chart_series(svg) for svg in inline_charts(html))
+    charts = [chart_series(svg) for svg in inline_charts(html)]
+    treasures = charts[0]
+    engine_charts = client.get(f"/api/tables/{table['id']}/result").get_json()["result"]["charts"]
+    trophies = engine_charts[1]["scores"]
+    # the high trophies' chart is drawn when somebody has one (else the page would show a flat line at 0)
+    assert len(charts) == (2 if any(v for values in trophies.values() for v in values) else 1)
+    if len(charts) == 2:
+        assert charts[1] == trophies
     encounters = state["encounters"]
     for player in state["players"]:
         # one point per encounter per player (and the start), ending at the engine's own count
@@ -104,7 +111,7 @@ def test_a_guilds_and_dungeon_game_to_its_end_charts_treasures_by_encounter_and_
         assert treasures[player["name"]][-1] == len(player["treasures"])
         assert trophies[player["name"]][-1] == player["progress"]["high_trophies"]
         assert all(b >= a for a, b in zip(treasures[player["name"]], treasures[player["name"]][1:]))  # treasures only grow
-        assert all(f"<span class=\"pc\">{card_name}</span>" in html for card_name in map(english_card, player["treasures"]))
+        assert all(f"<span class=\"pc red\">{name}</span>" in html for name in map(english_card, player["treasures"]))  # ♥ treasures, red
     assert html.count("<li>") >= encounters   # every encounter's verdict is listed
 
 

@@ -32,10 +32,7 @@ CHAIN_MODULES = {
     "export": ("train.quantize",),
     "check": ("checks.real_check",),
 }
-RECIPES = (
-    ("chain", "python -m vision_models.chain status|run|steps|interim|ship"),
-    ("reproduce", "python -m vision_models.reproduce [--dry-run]"),
-)
+RECIPES = ("chain", "reproduce")
 
 
 def summary(path: Path) -> str:
@@ -60,7 +57,7 @@ def page() -> str:
     for number, (name, _done, _run, makes) in enumerate(STEPS, 1):
         lines.append(f"  {number}. {name:<12} {', '.join(CHAIN_MODULES[name]):<48} -> {makes}")
     lines += ["", "The recipes (they run the stages):"]
-    lines += [f"  {name:<28} {summary(HOUSE / (name + '.py'))}\n  {'':<28} {usage}" for name, usage in RECIPES]
+    lines += [f"  {name:<28} {summary(HOUSE / (name + '.py'))} (python -m vision_models.{name} --help)" for name in RECIPES]
     for number, (stage, what) in enumerate(STAGES, 1):
         lines += ["", f"{number}. {stage}/: {what}"]
         in_chain = [m for step in CHAIN_MODULES.values() for m in step if m.startswith(stage + ".")]

@@ -17,14 +17,15 @@ PALETTE = ("#dc2626", "#1f2937", "#2563eb", "#ca8a04", "#16a34a", "#9333ea", "#e
 #: One dash pattern per seat (solid, dashes, dots, dash-dot…), so lines differ without colour too.
 DASHES = ("", "7 4", "2 3", "9 3 2 3", "4 2", "12 4", "1 2", "6 2 1 2")
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans CJK SC', 'PingFang SC', sans-serif"
-#: The drawing's width in its own units: a 320-390 px phone shows it at 0.9-1.1 px per unit, so the
-#: 12-unit labels read at 11-13 px.
-WIDTH = 360
-HEIGHT = 230
+#: The drawing's width in its own units: the chart's panel is 288-358 px wide on a 320-390 px phone, so a
+#: unit shows as 0.9-1.1 px and the 12-13 unit labels read at 11-14 px (at 360 units they read at 9 px on
+#: a 320 px phone: too small at a glance).
+WIDTH = 320
+HEIGHT = 220
 #: End labels are kept at least this far apart (units) so two close totals stay readable.
-LABEL_GAP = 14
+LABEL_GAP = 15
 #: Space on the right for the end labels ("Ann 53"); names longer than this many characters are cut.
-RIGHT = 92
+RIGHT = 86
 NAME_CHARS = 9
 #: How far apart (units) the lines of players on equal values are drawn, seat by seat.
 SPREAD = 1.6
@@ -58,8 +59,8 @@ def _ticks(low: int, high: int, count: int = 4) -> list[int]:
 
 
 def _label_every(points: int, room: float) -> int:
-    """Label every n-th point so the x labels (about 28 units each) do not touch."""
-    return max(1, -(-28 * points // max(int(room), 1)))
+    """Label every n-th point so the x labels (about 30 units each) do not touch."""
+    return max(1, -(-30 * points // max(int(room), 1)))
 
 
 def line_chart(at: Sequence[int], scores: Mapping[str, Sequence[int]], colours: Mapping[str, str], text: ChartText,
@@ -88,17 +89,17 @@ def line_chart(at: Sequence[int], scores: Mapping[str, Sequence[int]], colours: 
     spread = {name: (seat - (len(names) - 1) / 2) * SPREAD for seat, name in enumerate(names)}
 
     out: list[str] = []
-    out.append(f'<text x="4" y="18" font-size="14" font-weight="700" fill="#111827">{escape(text.title)}</text>')
+    out.append(f'<text x="4" y="18" font-size="15" font-weight="700" fill="#111827">{escape(text.title)}</text>')
     for tick in ticks:
         grid = "#6b7280" if tick == 0 else "#e5e7eb"
         out.append(f'<line x1="{left}" y1="{py(tick):.1f}" x2="{right}" y2="{py(tick):.1f}" stroke="{grid}" stroke-width="1"/>')
-        out.append(f'<text x="{left - 4}" y="{py(tick) + 4:.1f}" font-size="11" text-anchor="end" fill="#374151">{tick}</text>')
+        out.append(f'<text x="{left - 4}" y="{py(tick) + 4:.1f}" font-size="12" text-anchor="end" fill="#374151">{tick}</text>')
     every = _label_every(len(at), right - left)
     last_index = len(at) - 1
     for i, label in enumerate(text.x_labels):
         # every n-th point, and the last one always, dropping the n-th label just before it if they would touch
         if i == last_index or i % every == 0 and last_index - i >= every * 0.75:
-            out.append(f'<text x="{px(i):.1f}" y="{HEIGHT - 10}" font-size="11" text-anchor="middle" fill="#374151">{escape(label)}</text>')
+            out.append(f'<text x="{px(i):.1f}" y="{HEIGHT - 10}" font-size="12" text-anchor="middle" fill="#374151">{escape(label)}</text>')
     # End labels sorted by height and pushed apart, as the Kingdoms page always did.
     ends = sorted(((py(series[-1]) if series else py(0), name) for name, series in scores.items()))
     label_y: dict[str, float] = {}
@@ -120,7 +121,7 @@ def line_chart(at: Sequence[int], scores: Mapping[str, Sequence[int]], colours: 
             out.append(_marker(seat, px(i), py(v) + shift, marker, colour, i, v))
         shown = name if len(name) <= NAME_CHARS else name[:NAME_CHARS - 1] + "…"
         last = series[-1] if series else 0
-        out.append(f'<text x="{right + 6}" y="{label_y[name]:.1f}" font-size="12" font-weight="600" fill="{colour}">'
+        out.append(f'<text x="{right + 6}" y="{label_y[name]:.1f}" font-size="13" font-weight="700" fill="{colour}">'
                    f'{escape(shown)} {last}</text>')
         out.append("</g>")
     body = "".join(out)

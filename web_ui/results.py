@@ -39,7 +39,10 @@ def table_result(table: Table) -> tuple[dict[str, Any], dict[str, Any]]:
     """The engine's result of the table's current state, and the table's public facts (its snapshot's session)."""
     state = table.state   # one immutable state: a change meanwhile makes a new one
     snapshot = table.snapshot()
-    return table.engine.result(state), snapshot["session"]
+    account = getattr(table.engine, "result", None)
+    if account is None:   # an engine without the protocol's result (a test's stand-in game): no result page
+        abort(404)
+    return account(state), snapshot["session"]
 
 
 def unit_words(unit: str, value: int) -> str:
@@ -64,7 +67,7 @@ def chart_text(chart: Mapping[str, Any], result: Mapping[str, Any]) -> ChartText
         title = _("Chips home by turn")
         labels = [_("start") if i == 0 else str(i) for i in at]
     last = labels[-1] if labels else ""
-    scores = ", ".join(f"{name} {values[-1] if values else 0}" for name, values in chart["scores"].items())
+    scores = current().words(f"{name} {values[-1] if values else 0}" for name, values in chart["scores"].items())
     return ChartText(title, labels, _("after %(point)s: %(scores)s", point=last, scores=scores))
 
 
@@ -110,8 +113,10 @@ def result_page(table_id: str):
         return Response(status=302, headers={"Location": url_for("results.result_page", table_id=table.id)})
     result, session = table_result(table)
     colours = _colours(result, session, table)
+    # The score's chart always; a further one (the Dungeon's high trophies) when it shows anything but zeros.
     charts = [{"svg": _chart_svg(result, i, colours, standalone=False), "text": chart_text(chart, result)}
-              for i, chart in enumerate(result["charts"])]
+              for i, chart in enumerate(result["charts"])
+              if i == 0 or any(value for values in chart["scores"].values() for value in values)]
     return render_template("result.html", table=table, result=result, charts=charts, colours=colours,
                            status=status_line(result), unit_words=unit_words,
                            created=_date(table.record.created_at))
