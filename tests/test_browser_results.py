@@ -25,7 +25,7 @@ from test_accessibility import axe_violations, small_targets, too_wide
 pytestmark = pytest.mark.browser
 SHOTS = os.environ.get("COMPANION_SCREENSHOTS")
 #: Words a Chinese page may still show: the file formats named on the share buttons.
-FORMATS = ("SVG", "PDF")
+FORMATS = ("SVG", "PNG", "PDF")
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +88,16 @@ def test_the_picture_saves_and_the_page_prints_to_pdf(browser, played, tmp_path)
     root = ET.parse(saved).getroot()
     words = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
     assert all(name in words for name in names["kingdoms"]) and "Totals by round" in words
+    # the same picture as PNG, drawn on a canvas in the browser: twice the SVG's size, for a sharp phone screen
+    with page.expect_download() as download:
+        page.click("#save-png")
+    picture = tmp_path / "picture.png"
+    download.value.save_as(picture)
+    from PIL import Image
+
+    with Image.open(picture) as image:
+        assert image.format == "PNG" and (image.width, image.height) == (int(root.get("width")), int(root.get("height")))
+        assert len(image.convert("RGB").getcolors(maxcolors=1 << 20)) > 16   # drawn, not blank
     # print styles: no top bar, no buttons; every folded section opened for the paper
     page.emulate_media(media="print")
     assert not page.locator("#share").is_visible() and not page.locator(".topbar").is_visible()

@@ -247,3 +247,38 @@ def test_the_evening_page_shows_the_newest_tables_first_a_page_at_a_time(tmp_pat
     assert all(table in first for table in made[1:]) and made[0] not in first and "Older tables" in first
     assert made[0] in second and not any(table in second for table in made[1:]) and "Newer tables" in second
     assert client.get("/evening?page=x", headers=AS_HOST).status_code == 200
+
+
+def test_an_export_larger_than_other_bodies_imports_through_the_real_server(tmp_path):
+    """An export of a season is bigger than any other body (4 MiB): the server takes up to MAX_IMPORT_BYTES for
+    the import alone, and refuses more (413) before reading it."""
+    import http.client
+
+    from helpers.web import running_server
+
+    document = json.dumps(exported_kingdoms(app_for(tmp_path / "laptop").test_client()))
+    padded = (document[:-1] + " " * (5 * 1024 * 1024) + "}").encode()   # valid JSON, over 4 MiB
+    with running_server(tmp_path / "venue", HOST_TOKEN=HOST, MAX_IMPORT_BYTES=6 * 1024 * 1024) as (base, app):
+        def post(body, path="/api/evening/import"):
+            connection = http.client.HTTPConnection(base.split("//")[1], timeout=60)
+            connection.request("POST", path, body=body, headers={"Content-Type": "application/json", **AS_HOST})
+            response = connection.getresponse()
+            status = response.status
+            response.read()
+            connection.close()
+            return status
+
+        def declared(length, path="/api/evening/import"):
+            """Only the head, naming a body of ``length`` bytes: the server answers before reading any of it."""
+            import socket
+
+            host, port = base.split("//")[1].split(":")
+            with socket.create_connection((host, int(port)), timeout=30) as connection:
+                connection.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+                                   f"X-Host-Token: {HOST}\r\nContent-Length: {length}\r\n\r\n".encode())
+                return int(connection.recv(200).split(b" ")[1])
+
+        assert post(padded) == 201
+        assert declared(len(padded) + 2 * 1024 * 1024) == 413
+        assert declared(len(padded), "/api/tables") == 413   # every other body keeps its 4 MiB
+        assert app.extensions["registry"].store.count_tables() == 1

@@ -111,7 +111,7 @@ def test_a_guilds_and_dungeon_game_to_its_end_charts_treasures_by_encounter_and_
         assert treasures[player["name"]][-1] == len(player["treasures"])
         assert trophies[player["name"]][-1] == player["progress"]["high_trophies"]
         assert all(b >= a for a, b in zip(treasures[player["name"]], treasures[player["name"]][1:]))  # treasures only grow
-        assert all(f"<span class=\"pc\">{card_name}</span>" in html for card_name in map(english_card, player["treasures"]))
+        assert all(f"<span class=\"pc red\">{name}</span>" in html for name in map(english_card, player["treasures"]))  # ♥ treasures, red
     assert html.count("<li>") >= encounters   # every encounter's verdict is listed
 
 

@@ -49,8 +49,6 @@ MAX_MINE = 200
 # 1,000 finished games took 455 ms to serve on the loaded 2-core machine (benchmarks/bench_history.py), and a
 # phone scrolls through 50 cards already.
 PAGE_TABLES = 50
-# An import is a whole export: 1,000 finished games of ~100 changes each are ~15 MB of JSON.
-MAX_IMPORT_BYTES = 48 * 1024 * 1024
 
 
 def ensure_host_token(data_dir: str | pathlib.Path) -> str:
@@ -313,11 +311,13 @@ def api_import():
     """The host imports an export (one table or many): all or none; each table keeps its id where it is free
     here and gets a new referee PIN and link, given back once in the answer."""
     require_host()
-    if request.content_length is not None and request.content_length > MAX_IMPORT_BYTES:
-        raise ApiError(413, _("an import may be at most %(limit)s MB", limit=MAX_IMPORT_BYTES // (1024 * 1024)))
+    most = int(current_app.config["MAX_IMPORT_BYTES"])
+    if request.content_length is not None and request.content_length > most:
+        raise ApiError(413, _("an import may be at most %(limit)s MB", limit=most // (1024 * 1024)))
+    request.max_content_length = most   # the one body larger than MAX_CONTENT_LENGTH (Flask 3.1: per request)
     raw = request.get_data(cache=False)
-    if len(raw) > MAX_IMPORT_BYTES:
-        raise ApiError(413, _("an import may be at most %(limit)s MB", limit=MAX_IMPORT_BYTES // (1024 * 1024)))
+    if len(raw) > most:
+        raise ApiError(413, _("an import may be at most %(limit)s MB", limit=most // (1024 * 1024)))
     try:
         document = json.loads(raw.decode("utf-8-sig") or "null")
     except (UnicodeDecodeError, ValueError):
