@@ -94,7 +94,7 @@ def learn_command(args) -> int:
     from companion.vision.decks.teaching import teach, teaching_frames
 
     store = DeckStore(args.data)
-    store.check_name(args.name)
+    args.name = store.check_name(store.clean_name(args.name))   # in any language: --name 家里的牌
     if store.exists(args.name) and not args.replace:
         raise CommandError(_("a deck named %(name)s already exists in %(root)s: pick another name, or --replace it, or `companion deck "
                              "remove` it first",
