@@ -27,14 +27,16 @@ BACK_VIEW_NOISE = 6.0
 
 
 def on_table(card: np.ndarray, card_height: int = 300, canvas: int = 416) -> np.ndarray:
-    """A card scan (BGR or BGRA) laid on a plain grey-green table, scaled so its indices are the size the detector knows."""
+    """A card scan (BGR or BGRA) laid on a plain grey-green table (``canvas`` px square, wider for a wide
+    image), scaled so its indices are the size the detector knows."""
     if card.ndim == 2:
         card = cv2.cvtColor(card, cv2.COLOR_GRAY2BGR)
     scale = card_height / card.shape[0]
     card = cv2.resize(card, (max(8, round(card.shape[1] * scale)), card_height), interpolation=cv2.INTER_AREA)
-    table = np.full((canvas, canvas, 3), (70, 110, 60), np.uint8)
     h, w = card.shape[:2]
-    y, x = (canvas - h) // 2, (canvas - w) // 2
+    # a landscape photo of one card is wider than it is tall: the table grows to hold it
+    table = np.full((max(canvas, h), max(canvas, w), 3), (70, 110, 60), np.uint8)
+    y, x = (table.shape[0] - h) // 2, (table.shape[1] - w) // 2
     if card.shape[2] == 4:
         alpha = card[..., 3:4].astype(np.float32) / 255
         table[y:y + h, x:x + w] = (card[..., :3] * alpha + table[y:y + h, x:x + w] * (1 - alpha)).astype(np.uint8)
