@@ -4,7 +4,7 @@ A scene is a table texture seen by a slightly tilted camera, with cards placed i
 layouts (scatter, hand fan, pile, top-down grid, close-up), some face down, some covered by other
 cards or by hands, then lit, shadowed, blurred, noised and JPEG-compressed. Labels are YOLO boxes:
 ``index`` (class 0) around each corner index that is at least half visible, ``back`` (class 1)
-around each face-down card that is at least half visible. Cards are rotated through the full
+around each face-down card of which at least 15 % shows (a strip of a column of backs). Cards are rotated through the full
 0-360 degrees and never mirrored (a mirrored index is not a card).
 
 Every random choice comes from one ``numpy.random.Generator`` seeded per item, so the same seed
@@ -22,6 +22,11 @@ import numpy as np
 INDEX_CLASS, BACK_CLASS = 0, 1
 DETECTOR_CLASSES = ("index", "back")
 VISIBLE_FRACTION = 0.5
+# A face-down card is labelled when this share of it shows. Half (the index's rule) left the strip each
+# back shows in a solitaire column or a fanned face-down hand unlabelled, so the detector learned those
+# strips as table: real photos of seven columns of backs reported none (issue 28). A column's strip is
+# 15-30 % of a card; a squared-up pile shows only its top card, so it stays one back.
+BACK_VISIBLE_FRACTION = 0.15
 CROP_EXPAND = 0.10
 CROP_SIZE = 64
 
@@ -292,6 +297,86 @@ def _layout(rng: np.random.Generator, size: int, decks: list[Deck], backs: list[
     return placements
 
 
+BACK_LAYOUTS = ("cascade", "dealt", "beside", "far_edge", "under_hand")
+
+
+def back_layout(rng: np.random.Generator, size: int, decks: list[Deck], backs: list[np.ndarray]):
+    """Face-down cards as players lay them (issue 28): (placements, camera tilt or None, hands or None).
+
+    ``cascade``: solitaire columns, each a few overlapping backs showing a strip and a face-up card on
+    top; ``dealt``: squared-up face-down piles (one back each) and a face-down hand spread a little;
+    ``beside``: a row of backs and face-up cards touching; ``far_edge``: small backs along the far edge
+    of a steeply tilted view; ``under_hand``: backs with a hand resting over them.
+    """
+    deck = decks[rng.integers(0, len(decks))]
+    codes = list(deck.faces)
+    back = backs[rng.integers(0, len(backs))]
+    aspect = back.shape[0] / back.shape[1]
+
+    def face() -> tuple[np.ndarray, Face | None]:
+        chosen = deck.faces[codes[rng.integers(0, len(codes))]]
+        return chosen.image, chosen
+
+    def along(angle: float) -> np.ndarray:  # the card's own downward direction on the table
+        a = math.radians(angle)
+        return np.array([-math.sin(a), math.cos(a)])
+
+    placements: list[Placement] = []
+    tilt, hands = None, None
+    layout = BACK_LAYOUTS[rng.integers(0, len(BACK_LAYOUTS))]
+    base = float(rng.choice([0, 90, 180, 270]) + rng.uniform(-8, 8))
+    if layout == "cascade":
+        columns = int(rng.integers(3, 8))
+        width = size * rng.uniform(0.6, 0.9) / columns / 1.15
+        step_back, step_face = width * aspect * rng.uniform(0.12, 0.28), width * aspect * rng.uniform(0.22, 0.35)
+        across = -along(base + 90)
+        start = np.array([size / 2, size / 2]) - across * (columns - 1) / 2 * width * 1.15 - along(base) * size * 0.25
+        for c in range(columns):
+            at = start + across * c * width * 1.15 + rng.normal(0, width * 0.02, 2)
+            for _ in range(int(rng.integers(0, 7)) if c else int(rng.integers(1, 4))):
+                placements.append(Placement(back, None, tuple(at), width, base + rng.normal(0, 1.5)))
+                at = at + along(base) * step_back
+            for _ in range(int(rng.integers(0, 3))):
+                image, card = face()
+                placements.append(Placement(image, card, tuple(at), width, base + rng.normal(0, 1.5)))
+                at = at + along(base) * step_face
+    elif layout == "dealt":
+        width = size * rng.uniform(0.12, 0.28)
+        for _ in range(int(rng.integers(1, 5))):
+            center = rng.uniform(0.2, 0.8, 2) * size
+            angle = base + rng.uniform(-30, 30)
+            spread = rng.random() < 0.35   # a face-down hand pushed out a little, each card's edge showing
+            for k in range(int(rng.integers(2, 9))):
+                jitter = rng.normal(0, width * (0.02 if not spread else 0.0), 2)
+                shift = along(angle + 90) * k * width * rng.uniform(0.18, 0.3) if spread else 0.0
+                placements.append(Placement(back, None, tuple(center + jitter + shift), width,
+                                            angle + rng.normal(0, 2 if not spread else 5)))
+    elif layout == "beside":
+        count = int(rng.integers(3, 8))
+        width = size * rng.uniform(0.5, 0.85) / count
+        across = -along(base + 90)
+        start = np.array([size / 2, size / 2]) - across * (count - 1) / 2 * width * rng.uniform(1.0, 1.08)
+        gap = width * rng.uniform(1.0, 1.08)
+        for k in range(count):
+            image, card = (back, None) if rng.random() < 0.5 else face()
+            placements.append(Placement(image, card, tuple(start + across * k * gap + rng.normal(0, width * 0.02, 2)),
+                                        width, base + rng.normal(0, 2)))
+    elif layout == "far_edge":
+        tilt = camera_tilt(rng, size, rng.uniform(0.15, 0.28))
+        width = size * rng.uniform(0.07, 0.14)
+        for _ in range(int(rng.integers(3, 10))):
+            image, card = (back, None) if rng.random() < 0.7 else face()
+            at = (rng.uniform(0.08, 0.92) * size, rng.uniform(0.03, 0.3) * size)
+            placements.append(Placement(image, card, at, width, rng.uniform(0, 360) if rng.random() < 0.3 else base))
+    else:  # under_hand
+        hands = int(rng.integers(1, 3))
+        width = size * rng.uniform(0.15, 0.3)
+        for _ in range(int(rng.integers(2, 7))):
+            image, card = (back, None) if rng.random() < 0.75 else face()
+            placements.append(Placement(image, card, tuple(rng.uniform(0.15, 0.85, 2) * size), width, rng.uniform(0, 360)))
+    return placements, tilt, hands
+
+
 def _draw_hand(rng: np.random.Generator, canvas: np.ndarray, owner: np.ndarray, size: int) -> None:
     import cv2
 
@@ -354,9 +439,10 @@ def render_scene(rng: np.random.Generator, decks: list[Deck], backs: list[np.nda
             h, w = placement.image.shape[:2]
             quad = apply_homography(matrix, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))
             full = _polygon_area(quad)
-            visible = float((owner == k).sum())
-            if full > 0 and visible / full >= VISIBLE_FRACTION:
-                ys, xs = np.nonzero(owner == k)
+            shown = _without_slivers(owner == k, placement.width)
+            visible = float(shown.sum())
+            if full > 0 and visible / full >= BACK_VISIBLE_FRACTION:
+                ys, xs = np.nonzero(shown)
                 labels.append((BACK_CLASS, xs.min(), ys.min(), xs.max() + 1, ys.max() + 1))
             continue
         for points in placement.face.index_points:
@@ -376,6 +462,20 @@ def render_scene(rng: np.random.Generator, decks: list[Deck], backs: list[np.nda
     return photometric(rng, canvas), labels
 
 
+# Thinner than this share of a card's width, what shows of a face-down card is a sliver beside the card
+# over it (two cards' edges a pixel or two apart), not a strip a camera reads: a column's labels
+# stretched along the whole card with it.
+SLIVER_FRACTION = 0.06
+
+
+def _without_slivers(mask: np.ndarray, card_width: float) -> np.ndarray:
+    import cv2
+
+    side = max(3, int(round(card_width * SLIVER_FRACTION)) | 1)
+    kernel = np.ones((side, side), np.uint8)
+    return cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, kernel).astype(bool)
+
+
 def _polygon_area(quad: np.ndarray) -> float:
     x, y = quad[:, 0], quad[:, 1]
     return 0.5 * abs(float(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))))
@@ -393,12 +493,13 @@ DISTRACTOR_STREAM = 7
 
 
 def write_scenes(out_dir: Path, decks: list[Deck], backs: list[np.ndarray], count: int, seed: int, size: int = 416,
-                 start: int = 0, distractor_share: float = 0.0) -> None:
+                 start: int = 0, distractor_share: float = 0.0, backs_only: bool = False) -> None:
     """Write ``images/scene_NNNNNN.jpg`` and ``labels/scene_NNNNNN.txt``; existing files are kept (cache).
 
     ``distractor_share`` of the scenes (chosen per scene from its own stream) also show things
     that are not cards (:mod:`vision_models.distractors`; ``DISTRACTOR_SHARE`` there is the recipe's
-    share); 0 gives the scenes the shipped weights were trained on, byte for byte.
+    share); 0 gives the scenes the shipped weights were trained on. ``backs_only``: scenes of
+    :func:`back_layout` (face-down cards as players lay them), named ``backscene_...``.
     """
     if not 0.0 <= distractor_share <= 1.0:
         raise ValueError(f"distractor_share must be in [0, 1], got {distractor_share}")
@@ -407,14 +508,16 @@ def write_scenes(out_dir: Path, decks: list[Deck], backs: list[np.ndarray], coun
     (out_dir / "images").mkdir(parents=True, exist_ok=True)
     (out_dir / "labels").mkdir(parents=True, exist_ok=True)
     for i in progress(range(start, start + count), f"scenes {out_dir.name}"):
-        name = f"scene_{seed}_{i:06d}"
+        name = f"{'backscene' if backs_only else 'scene'}_{seed}_{i:06d}"
         label_file = out_dir / "labels" / f"{name}.txt"
         if label_file.exists():
             continue
         rng = np.random.default_rng([seed, i])
         distractor_rng = np.random.default_rng([seed, i, DISTRACTOR_STREAM])
         with_distractors = distractor_share > 0 and distractor_rng.random() < distractor_share
-        image, labels = render_scene(rng, decks, backs, size, distractor_rng=distractor_rng if with_distractors else None)
+        placements, tilt, hands = back_layout(rng, size, decks, backs) if backs_only else (None, None, None)
+        image, labels = render_scene(rng, decks, backs, size, placements=placements, tilt=tilt, hands=hands,
+                                     distractor_rng=distractor_rng if with_distractors else None)
         cv2.imwrite(str(out_dir / "images" / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
         label_file.write_text("\n".join(yolo_lines(labels, size, size)) + ("\n" if labels else ""))
 

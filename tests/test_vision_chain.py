@@ -1,0 +1,187 @@
+"""Issue 28's training chain: face-down cards as players lay them, real photos' index labels, the
+shipped detector recovered from its ONNX file, and the chain's own bookkeeping."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from companion.vision.evaluation import LabelledBox, TruthCard
+from vision_models import chain, real_labels, synth
+
+
+@pytest.fixture(scope="module")
+def small_deck():
+    return synth.procedural_deck(0, width=80)
+
+
+# ----------------------------------------------------------------------------- backs as players lay them
+
+
+def _column(deck, backs: int, step: float, width: float = 60.0, size: int = 320) -> list[synth.Placement]:
+    height = width * deck.back.shape[0] / deck.back.shape[1]
+    top = size / 2 - (backs - 1) * step * height / 2
+    return [synth.Placement(deck.back, None, (size / 2, top + k * step * height), width, 0.0) for k in range(backs)]
+
+
+def test_each_back_of_a_solitaire_column_is_labelled_by_its_strip(small_deck):
+    placements = _column(small_deck, 5, 0.25)
+    _image, labels = synth.render_scene(np.random.default_rng(1), [small_deck], [small_deck.back], size=320,
+                                        placements=placements, tilt=np.eye(3), hands=0)
+    backs = [label for label in labels if label[0] == synth.BACK_CLASS]
+    assert len(backs) == 5
+    heights = sorted(y2 - y1 for _cls, _x1, y1, _x2, y2 in backs)
+    card_height = 60.0 * small_deck.back.shape[0] / small_deck.back.shape[1]
+    # four strips of about a quarter card and the whole top card
+    assert all(h < card_height * 0.4 for h in heights[:4]) and heights[4] > card_height * 0.9
+
+
+def test_a_squared_up_pile_is_one_back(small_deck):
+    placements = _column(small_deck, 6, 0.0)
+    _image, labels = synth.render_scene(np.random.default_rng(2), [small_deck], [small_deck.back], size=320,
+                                        placements=placements, tilt=np.eye(3), hands=0)
+    assert [label[0] for label in labels] == [synth.BACK_CLASS]
+
+
+def test_a_back_showing_less_than_its_threshold_is_not_labelled(small_deck):
+    # two backs, the upper one showing a tenth of itself above the other
+    placements = _column(small_deck, 2, 0.1)
+    _image, labels = synth.render_scene(np.random.default_rng(3), [small_deck], [small_deck.back], size=320,
+                                        placements=placements, tilt=np.eye(3), hands=0)
+    assert len(labels) == 1 and synth.BACK_VISIBLE_FRACTION > 0.1
+
+
+def test_every_back_layout_is_drawn_and_labels_backs(small_deck):
+    seen, backs = set(), 0
+    for i in range(40):
+        rng = np.random.default_rng([9, i])
+        placements, tilt, hands = synth.back_layout(rng, 256, [small_deck], [small_deck.back])
+        assert placements and all(math.isfinite(p.width) and p.width > 0 for p in placements)
+        _image, labels = synth.render_scene(rng, [small_deck], [small_deck.back], size=256, placements=placements,
+                                            tilt=tilt, hands=hands)
+        backs += sum(label[0] == synth.BACK_CLASS for label in labels)
+        seen.add(sum(p.face is None for p in placements) > 0)
+    assert seen == {True} and backs >= 40
+
+
+def test_back_scenes_are_written_under_their_own_name_and_are_a_function_of_the_seed(small_deck, tmp_path):
+    synth.write_scenes(tmp_path / "a", [small_deck], [small_deck.back], 3, 5, size=160, backs_only=True)
+    synth.write_scenes(tmp_path / "b", [small_deck], [small_deck.back], 3, 5, size=160, backs_only=True)
+    names = sorted(p.name for p in (tmp_path / "a" / "labels").iterdir())
+    assert names == [f"backscene_5_{i:06d}.txt" for i in range(3)]
+    for name in names:
+        assert (tmp_path / "a" / "labels" / name).read_text() == (tmp_path / "b" / "labels" / name).read_text()
+
+
+# ----------------------------------------------------------------------------- real photos' index labels
+
+
+def _card(code: str, box) -> TruthCard:
+    return TruthCard(code, (LabelledBox(code, box),), whole=True)
+
+
+def test_an_index_is_kept_only_inside_a_card_of_its_code():
+    truth = [_card("7C", (0, 0, 100, 150)), _card("3D", (200, 0, 300, 150))]
+    boxes = np.array([[5, 5, 20, 30],        # 7C read 7C, inside the 7C: kept
+                      [205, 5, 220, 30],     # read 7C inside the 3D: dropped
+                      [80, 120, 95, 145],    # 7C read 7S (suit misread, rank right): kept at the rank's bar
+                      [210, 100, 225, 125],  # 3D read 3D but unsure: dropped
+                      [150, 50, 160, 70]], np.float32)  # inside no card: dropped
+    readings = [("7C", 0.9, 0), ("7C", 0.95, 0), ("7S", real_labels.RANK_CONFIDENCE + 0.05, 0),
+                ("3D", real_labels.RANK_CONFIDENCE - 0.05, 0), ("7C", 0.99, 0)]
+    kept, found = real_labels.verified_indices(truth, boxes, readings, ranks_only=False)
+    assert kept == [tuple(map(float, boxes[0])), tuple(map(float, boxes[2]))]
+    assert found == {0}
+
+
+def test_a_rank_only_label_keeps_an_index_of_that_rank():
+    truth = [_card("Q", (0, 0, 100, 150)), _card("BACK", (200, 0, 300, 150))]
+    boxes = np.array([[5, 5, 20, 30], [205, 5, 220, 30]], np.float32)
+    kept, found = real_labels.verified_indices(truth, boxes, [("QH", 0.8, 0), ("QH", 0.9, 0)], ranks_only=True)
+    assert kept == [tuple(map(float, boxes[0]))] and found == {0}
+
+
+def test_boxes_found_on_the_turned_frame_come_back_to_the_frame():
+    import cv2
+
+    frame = np.zeros((60, 100, 3), np.uint8)
+    frame[10:20, 70:90] = 255                      # x 70-90, y 10-20
+    turned = cv2.rotate(frame, cv2.ROTATE_90_CLOCKWISE)
+    ys, xs = np.nonzero(turned[:, :, 0])
+    found = np.array([[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]], np.float32)
+    assert real_labels._unturn(found, frame.shape[0]).tolist() == [[70, 10, 90, 20]]
+
+
+def test_labels_are_written_in_yolo_form_clipped_to_the_photo():
+    lines = real_labels.yolo_lines({"shape": (100, 200), "indices": [(10, 10, 30, 50)], "backs": [(150, 50, 260, 120)]})
+    assert lines[0] == f"{synth.INDEX_CLASS} 0.100000 0.300000 0.100000 0.400000"
+    cls, cx, cy, w, h = lines[1].split()
+    assert int(cls) == synth.BACK_CLASS and float(cx) + float(w) / 2 == pytest.approx(1.0)
+
+
+def test_only_development_sources_are_labelled_for_training(tmp_path):
+    with pytest.raises(SystemExit, match="only development sources"):
+        real_labels.write_source("rf100-test", tmp_path)
+
+
+# ----------------------------------------------------------------------------- the chain
+
+
+def test_the_chain_lists_its_steps_in_order_and_says_where_it_stands(monkeypatch, tmp_path):
+    names = [step[0] for step in chain.STEPS]
+    assert names == ["recover", "artwork", "real-labels", "scenes", "dataset", "train", "export", "check"]
+    # a machine where nothing was made yet: the first step is the one to do
+    monkeypatch.setattr(chain, "RECOVERED", tmp_path / "none.pt")
+    assert chain.status_line().startswith("chain: step 1/8 recover to do")
+    (tmp_path / "none.pt").write_bytes(b"x")
+    monkeypatch.setattr(chain, "artwork_done", lambda: False)
+    monkeypatch.setattr(chain, "STEPS", tuple((n, chain.artwork_done if n == "artwork" else d, r, m)
+                                              for n, d, r, m in chain.STEPS))
+    assert chain.status_line().startswith("chain: step 2/8 artwork to do")
+
+
+def test_var_is_linked_outside_the_work_tree_when_the_checkout_has_none(monkeypatch, tmp_path):
+    checkout_var = tmp_path / "checkout" / "var"
+    checkout_var.parent.mkdir()
+    monkeypatch.setattr(chain, "VAR", checkout_var)
+    monkeypatch.setenv("CARD_COMPANION_VAR", str(tmp_path / "kept"))
+    chain.ensure_var()
+    assert checkout_var.is_symlink() and checkout_var.resolve() == (tmp_path / "kept").resolve()
+    chain.ensure_var()  # a second call leaves it as it is
+    assert checkout_var.resolve() == (tmp_path / "kept").resolve()
+
+
+# ----------------------------------------------------------------------------- the recovered detector
+
+
+@pytest.mark.neural_extra
+def test_the_shipped_detector_recovered_from_onnx_gives_the_same_outputs(tmp_path):
+    pytest.importorskip("ultralytics", reason="the train extra (CI installs it)")
+    import torch
+    from ultralytics import YOLO
+
+    from companion.synthetic.recording import build_scenario, render_frames
+    from vision_models import recover
+    from vision_models.train import offline_environment
+
+    offline_environment()
+    frames = [f.image for _, f in zip(range(4), render_frames(build_scenario("dungeon", 77)))]
+    images = []
+    for k, frame in enumerate(frames):
+        import cv2
+
+        path = tmp_path / f"frame{k}.jpg"
+        cv2.imwrite(str(path), frame)
+        images.append(path)
+    out = tmp_path / "recovered.pt"
+    report = recover.recover(recover.WEIGHTS / "detector.onnx", out, images)
+    assert report["max_output_difference"] <= recover.MAX_OUTPUT_DIFFERENCE
+    # ultralytics loads it as a detection model with the shipped classes, and it trains from it:
+    # its batch norms carry real statistics, not the identity
+    model = YOLO(str(out)).model
+    assert model.names == {0: "index", 1: "back"}
+    bn = model.model[0].bn
+    assert not torch.allclose(bn.weight.float(), torch.ones_like(bn.weight.float()))
+    batch = recover.calibration_batches(images[:2], 416)[0]
+    assert recover.output_difference(model.float(), recover.WEIGHTS / "detector.onnx", [batch]) <= recover.MAX_OUTPUT_DIFFERENCE
