@@ -6,7 +6,7 @@ timed is exactly what ``companion detect`` times: a decoded BGR frame in, the li
 (letterbox, detector, decoding, crops at their plausible quarter-turns, classifier, grouping). Each backend that is
 installed is run on 2 threads; rows report the median of many repeats after a warm-up.
 
-Where models.json names int8 copies of the models (``python -m vision_models.quantize``), ONNX Runtime
+Where models.json names int8 copies of the models (``python -m vision_models.train.quantize``), ONNX Runtime
 is timed with both: the f32 models ("onnxruntime f32") and the int8 ones ("onnxruntime int8", the default),
 in the same turns.
 

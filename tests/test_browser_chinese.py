@@ -28,7 +28,7 @@ pytestmark = pytest.mark.browser
 # Proper names and codes a Chinese page shows as they are: the players' and decks' names the tables
 # below were given, the name of the other language on the switch's hint, acronyms a Chinese reader
 # reads as they are, and the name of the boxed game's designer.
-PROPER_NAMES = {"English", "HTTPS", "PIN", "QR", "JSON", "JPEG", "PNG", "Knizia"}
+PROPER_NAMES = {"English", "HTTPS", "PIN", "QR", "JSON", "CSV", "JPEG", "PNG", "Knizia"}
 # Codes a referee types, which the Chinese text names beside the words that say what they mean: the rule
 # options' values (in the options' JSON; snake_case names are allowed by the checker itself) and the
 # event types a phase asks for (in the event dialog's JSON).

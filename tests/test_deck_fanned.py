@@ -2,7 +2,7 @@
 
 Four hands of 13 of the drawn deck, fanned 9° between cards (12 × 9° = 108° a hand, each card's
 top-left index 1.6 index widths from its neighbour's), turned to the four sides of the table, in one
-2000×1500 JPEG, taught as ``companion deck learn`` teaches it (:mod:`vision_models.fanned_teaching`).
+2000×1500 JPEG, taught as ``companion deck learn`` teaches it (:mod:`vision_models.checks.fanned_teaching`).
 Measured (EVALUATION.md, "Teaching from fanned hands"): on seeds 0, 1, 2 it asks 1, 3 and 1 cards
 (2, 5 and 3 before a card's margin counted leaving a code of the deck with no card), and places none wrong.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from vision_models.fanned_teaching import measure
+from vision_models.checks.fanned_teaching import measure
 
 # What the measurement shows is achievable at a fan a player makes (see the module docstring);
 # wider fans (13-16° between cards) still ask up to 15 and place 1-2 wrong: not asserted, written down.

@@ -328,7 +328,7 @@ def test_a_copy_dealt_beside_or_below_its_card_in_overlapping_rows_is_named_and_
     from companion.synthetic.deck import ArtDeck
     from companion.vision import Detector
     from companion.vision.decks.photos import learn_from_photos
-    from vision_models.deck_scenes import spread_photo
+    from vision_models.data.deck_scenes import spread_photo
 
     art = ArtDeck(_write_deck(tmp_path / "cards", list(DECK_CODES) + ["BACK"]))
     detector = Detector.load(tile="auto")

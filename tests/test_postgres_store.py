@@ -14,7 +14,7 @@ import pytest
 
 from companion.games import IllegalEvent
 from companion.session import StoreUnavailable
-from companion.session.postgres import PostgresStore
+from companion.session.postgres import SCHEMA_DIR, PostgresStore
 from companion.session.table import Conflict
 
 from helpers.grid_engine import SETUP, grid_registry, place
@@ -140,7 +140,7 @@ def test_the_database_decides_the_revision_and_keeps_the_journal_append_only(two
                 connection.execute(statement)
         assert connection.execute("SELECT seq, kind FROM journal").fetchall() == [(1, "event")]
         assert [row[0] for row in connection.execute("SELECT version FROM companion_schema ORDER BY version")] == [
-            "0001_journal", "0002_feed_leases", "0003_feed_states"]
+            "0001_journal", "0002_feed_leases", "0003_feed_states", "0004_table_summaries"]
         rows = connection.execute("SELECT * FROM tables").fetchall()
         assert rows and "pin" not in repr(rows[0][3:5])
 
@@ -161,7 +161,7 @@ def test_servers_starting_together_apply_the_schema_once(postgres_url):
         thread.join(30)
     assert not errors and len(stores) == 4
     with psycopg.connect(postgres_url) as connection:
-        assert connection.execute("SELECT count(*) FROM companion_schema").fetchone()[0] == 3
+        assert connection.execute("SELECT count(*) FROM companion_schema").fetchone()[0] == len(list(SCHEMA_DIR.glob("*.sql"))) == 4
     for store in stores:
         store.close()
 

@@ -9,7 +9,7 @@ import pytest
 from helpers.decks import CARD_H, CARD_W, four_index_card, spread
 
 from companion.vision.decks.profile import STANDARD_CODES
-from vision_models import real_deck_check
+from vision_models.checks import real_deck_check
 
 REAL = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 

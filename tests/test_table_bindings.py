@@ -336,11 +336,11 @@ class _KilledAtWrite:
     def __getattr__(self, name):
         return getattr(self.store, name)
 
-    def append(self, table_id, entry):
+    def append(self, table_id, entry, summary=None):
         if self.writes == 0:
             raise SystemExit("killed")
         self.writes -= 1
-        return self.store.append(table_id, entry)
+        return self.store.append(table_id, entry, summary)
 
 
 def test_dungeon_a_server_killed_after_the_last_commit_leaves_no_fight_without_its_automatic_resolve(tmp_path):

@@ -2,7 +2,7 @@
 
 The shipped networks read every frame the server would read (``build_pipeline("none")`` behind a
 ``LiveSource`` on the simulated 2-core laptop), the frames a still webcam films of the table (each
-with a webcam's frame-to-frame noise, ``vision_models.still_table.CameraNoise``). One card is one card
+with a webcam's frame-to-frame noise, ``vision_models.checks.still_table.CameraNoise``). One card is one card
 though each shows up to four indices; the table settles once, nothing changes while it lies still,
 the cards at the end are the table's (F1 >= 0.97, the issue's target for a fixed webcam over rows),
 and a card taken away is seen, once.
@@ -43,7 +43,7 @@ class _StillThenTaken:
     """A webcam over the table for ``still`` seconds, then (the card taken away) ``after`` seconds more."""
 
     def __init__(self, before, after_image, still=4.0, after=4.0):
-        from vision_models.still_table import StillClip
+        from vision_models.checks.still_table import StillClip
 
         self.parts = [StillClip(before, int(still * FPS), FPS, seed=1), StillClip(after_image, int(after * FPS), FPS, seed=2)]
         self.fps, self.description = FPS, "a still table, then one card taken"

@@ -1,7 +1,7 @@
 """``companion table run --game none``: no game, no mat; the settled cards and their changes only.
 
 On drawn recordings (the shipped demos, their card lists) and on real webcam photos held still
-(``vision_models/still_table.py``), through the live path the server takes.
+(``vision_models/checks/still_table.py``), through the live path the server takes.
 """
 from __future__ import annotations
 
@@ -175,7 +175,7 @@ STRIPS = SHARED / "datasets" / "real" / "backs" / "webcam-strips"
 def test_a_real_webcam_photo_held_still_through_the_command_live(tmp_path, capsys):
     """A real webcam strip (green felt, faces and a back) filmed still for 3 s: written as a clip and run
     as a live camera by the command, the cards it settles (once, nothing after) are the photo's labelled ranks."""
-    from vision_models import still_table
+    from vision_models.checks import still_table
 
     photos = {p.path.name: p for p in still_table.SOURCES["webcam-strips"](SHARED / "datasets")}
     photo = photos["2021-01-07-113307_1.jpg"]

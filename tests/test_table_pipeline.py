@@ -69,7 +69,7 @@ def test_the_neural_detector_reads_a_rendered_table(game, seed, actions):
     demos (test_table_demo.py) cover each game in the default run; these run in CI (scripts/test.sh).
     """
     from companion.vision import Detector
-    from vision_models.evaluate_table import score_clip
+    from vision_models.checks.evaluate_table import score_clip
 
     detector = Detector.load(tile="auto")  # as the table runs it: whole-table frames need the closer look
     result = score_clip(detector, game, seed, actions)

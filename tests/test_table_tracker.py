@@ -338,7 +338,7 @@ def test_a_slow_detector_still_settles_cards_and_one_missed_frame_removes_nothin
 
 
 # ---------------------------------------------------------------------------------- a still table (issue 21)
-# Real webcam photos held still (vision_models/still_table.py) flickered between readings, showed cards
+# Real webcam photos held still (vision_models/checks/still_table.py) flickered between readings, showed cards
 # in some frames only, and put one card's reading at two places; none of it is a change on the table.
 
 def test_a_still_card_read_one_way_and_another_keeps_its_reading():

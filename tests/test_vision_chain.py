@@ -2,13 +2,15 @@
 shipped detector recovered from its ONNX file, and the chain's own bookkeeping."""
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 import pytest
 
 from companion.vision.evaluation import LabelledBox, TruthCard
-from vision_models import chain, real_labels, synth
+from vision_models import chain
+from vision_models.data import real_labels, synth
 
 
 @pytest.fixture(scope="module")
@@ -162,8 +164,8 @@ def test_the_shipped_detector_recovered_from_onnx_gives_the_same_outputs(tmp_pat
     from ultralytics import YOLO
 
     from companion.synthetic.recording import build_scenario, render_frames
-    from vision_models import recover
-    from vision_models.train import offline_environment
+    from vision_models.train import recover
+    from vision_models.train.first_run import offline_environment
 
     offline_environment()
     frames = [f.image for _, f in zip(range(4), render_frames(build_scenario("dungeon", 77)))]
@@ -185,3 +187,18 @@ def test_the_shipped_detector_recovered_from_onnx_gives_the_same_outputs(tmp_pat
     assert not torch.allclose(bn.weight.float(), torch.ones_like(bn.weight.float()))
     batch = recover.calibration_batches(images[:2], 416)[0]
     assert recover.output_difference(model.float(), recover.WEIGHTS / "detector.onnx", [batch]) <= recover.MAX_OUTPUT_DIFFERENCE
+
+
+def test_the_report_sets_each_source_shipped_beside_candidate(tmp_path):
+    def figures(f1: float, missed: int) -> dict:
+        return {"photos": 2, "cards": {"precision": 0.9, "recall": 0.8, "f1": f1},
+                "backs": {"tp": 1, "fp": 0, "fn": 1, "precision": 1.0, "recall": 0.5},
+                "errors": {"cards": 10, "missed_faces": missed, "phantom_faces": 1, "phantom_backs": 0}}
+
+    path = tmp_path / "check.json"
+    path.write_text(json.dumps({"shipped": {"kentdoan-play": figures(0.5, 4), "rf100-test": figures(0.6, 3)},
+                                "candidate": {"kentdoan-play": figures(0.75, 1), "rf100-test": figures(0.7, 2)}}))
+    rows = chain.report(path).splitlines()
+    assert rows[0].startswith("| source | deck trained on |") and len(rows) == 4
+    assert rows[2].startswith("| kentdoan-play | no | 10 | 0.500 | **0.750** |") and "4 → 1" in rows[2]
+    assert rows[3].startswith("| rf100-test | yes |")

@@ -15,7 +15,7 @@ import pytest
 import cv2
 
 from companion.cards import CLASS_NAMES
-from vision_models import artwork, datasets, real_split, synth
+from vision_models.data import artwork, datasets, real_split, synth
 
 
 # ----------------------------------------------------------------------------- real split
@@ -213,30 +213,32 @@ def test_models_json_follows_the_contract():
 
 
 def test_the_one_reproduction_command_chains_steps_the_parsers_accept():
-    from vision_models import continue_detector, finetune_classifier, gpu_continue, reproduce, table_scenes, train
+    from vision_models.train import continue_detector, finetune_classifier, gpu_continue, first_run as train
+    from vision_models import reproduce
+    from vision_models.data import table_scenes
 
-    parsers = {"vision_models.train": train.build_parser(), "vision_models.continue_detector": continue_detector.build_parser(),
-               "vision_models.gpu_continue": gpu_continue.build_parser(),
-               "vision_models.finetune_classifier": finetune_classifier.build_parser(),
-               "vision_models.table_scenes": table_scenes.build_parser()}
+    parsers = {"vision_models.train.first_run": train.build_parser(), "vision_models.train.continue_detector": continue_detector.build_parser(),
+               "vision_models.train.gpu_continue": gpu_continue.build_parser(),
+               "vision_models.train.finetune_classifier": finetune_classifier.build_parser(),
+               "vision_models.data.table_scenes": table_scenes.build_parser()}
     runs, latest, classifier = {"detector_main", "classifier_main"}, None, None
     for module, *argv in reproduce.STEPS:
         args = parsers[module].parse_args(argv)
-        if module == "vision_models.continue_detector":
+        if module == "vision_models.train.continue_detector":
             assert args.source in runs, f"{args.name} continues {args.source}, which no earlier step made"
             assert args.epochs > 0, "reproduction steps are bounded by epochs, not hours"
             runs.add(args.name)
             latest = args.name
-        elif module == "vision_models.gpu_continue" and args.verb == "pack":
+        elif module == "vision_models.train.gpu_continue" and args.verb == "pack":
             assert args.source in runs, f"the GPU pack starts from {args.source}, which no earlier step made"
-        elif module == "vision_models.gpu_continue":
+        elif module == "vision_models.train.gpu_continue":
             assert args.epochs > 0, "reproduction steps are bounded by epochs, not hours"
             assert Path(args.out).parent.as_posix() == "var/runs", "the GPU run lands where the export looks for runs"
             latest = Path(args.out).name
             runs.add(latest)
-        elif module == "vision_models.table_scenes":
+        elif module == "vision_models.data.table_scenes":
             assert not args.crops, "the classifier's crops are finetune_classifier's own step"
-        elif module == "vision_models.finetune_classifier":
+        elif module == "vision_models.train.finetune_classifier":
             assert args.source in runs and args.epochs > 0
             classifier = args.name
             runs.add(classifier)
@@ -260,7 +262,7 @@ def test_the_reproduction_ships_the_detector_run_that_models_json_names():
 
 
 def test_the_gpu_run_repeats_real_photos_under_new_names_with_their_labels(tmp_path):
-    from vision_models import gpu_continue
+    from vision_models.train import gpu_continue
 
     real = tmp_path / "real"
     for folder in ("images", "labels"):
@@ -280,7 +282,7 @@ def test_the_gpu_run_repeats_real_photos_under_new_names_with_their_labels(tmp_p
 def test_a_turned_repeat_turns_each_photo_and_its_boxes_half_a_turn(tmp_path):
     import cv2
 
-    from vision_models import gpu_continue
+    from vision_models.train import gpu_continue
 
     real = tmp_path / "real"
     for folder in ("images", "labels"):
@@ -303,7 +305,7 @@ def test_a_turned_repeat_turns_each_photo_and_its_boxes_half_a_turn(tmp_path):
 def test_the_gpu_runs_results_reader_matches_ultralytics_own(tmp_path):
     pytest.importorskip("polars")
     trainer_module = pytest.importorskip("ultralytics.engine.trainer")
-    from vision_models import gpu_continue
+    from vision_models.train import gpu_continue
 
     csv_path = tmp_path / "results.csv"
     csv_path.write_text("epoch,time,metrics/mAP50(B),lr/pg0\n1,22.3,0.778,0.001\n2,31.3,0.839,0.00094\n")
@@ -319,7 +321,7 @@ def test_the_gpu_runs_results_reader_matches_ultralytics_own(tmp_path):
 
 
 def test_a_mined_crop_takes_the_label_of_the_index_it_overlaps():
-    from vision_models.finetune_classifier import label_for
+    from vision_models.train.finetune_classifier import label_for
 
     labelled = [("QS", (100, 100, 120, 140)), ("BACK", (300, 300, 360, 390)), ("7H", (10, 10, 30, 50))]
     assert label_for((101, 102, 121, 141), labelled) == "QS"

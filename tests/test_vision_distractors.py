@@ -13,8 +13,8 @@ from companion.cards import CLASS_NAMES
 from companion.synthetic.deck import ArtDeck, render_card
 from companion.vision.detections import Detections
 from companion.vision.evaluation import LabelledBox, TruthCard
-from vision_models import deck_scenes, distractors, synth
-from vision_models.negatives_check import back_boxes_on_distractors, false_cards_at
+from vision_models.data import deck_scenes, distractors, synth
+from vision_models.checks.negatives_check import back_boxes_on_distractors, false_cards_at
 
 FELT = (60, 110, 50)
 

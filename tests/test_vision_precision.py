@@ -10,7 +10,7 @@ import pytest
 from companion.vision import Detector
 from companion.vision.models import ModelsManifest, OnnxRuntimeModel, WeightsMissingError
 from helpers.dummy_weights import dummy_weights_dir
-from vision_models.quantize import head_postprocess_nodes, quantize
+from vision_models.train.quantize import head_postprocess_nodes, quantize
 
 
 @pytest.fixture(scope="session")
@@ -47,7 +47,7 @@ def test_auto_takes_the_int8_copies_with_onnxruntime_and_f32_with_openvino(int8_
 def test_without_int8_copies_auto_is_f32_and_asking_for_int8_is_one_clear_error(weights):
     assert [p.name for p in Detector.load(weights, backend="onnxruntime").model_files] == [
         "detector.onnx", "classifier.onnx"]
-    with pytest.raises(ValueError, match="no int8 copy.*vision_models.quantize"):
+    with pytest.raises(ValueError, match="no int8 copy.*vision_models.train.quantize"):
         Detector.load(weights, backend="onnxruntime", precision="int8")
     with pytest.raises(ValueError, match="unknown precision"):
         Detector.load(weights, precision="fp16")

@@ -8,7 +8,7 @@ from companion.vision.detections import Detections
 from companion.vision.evaluation import (LabelledBox, error_taxonomy, group_truth, rank_only, score_codes, score_image,
                                          summarise, whole_cards)
 from conftest import SHARED
-from vision_models import real_check
+from vision_models.checks import real_check
 
 
 def _cards(entries):

@@ -363,7 +363,7 @@ def test_classifier_crop_grows_the_box_and_repeats_edges_off_the_frame():
 
 
 def test_classifier_crop_is_the_training_crop():
-    synth = pytest.importorskip("vision_models.synth")
+    synth = pytest.importorskip("vision_models.data.synth")
     rng = np.random.default_rng(8)
     frame = rng.integers(0, 255, (300, 400, 3), dtype=np.uint8)
     for box in [(10.3, 20.7, 60.2, 90.9), (350.5, 250.1, 399.0, 299.5), (-5.0, -3.0, 30.0, 44.0), (100, 100, 300, 290)]:

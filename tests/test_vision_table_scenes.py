@@ -1,6 +1,6 @@
 """Detector training images of whole tables, labelled from the recording renderer."""
 
-from vision_models import table_scenes
+from vision_models.data import table_scenes
 
 
 def test_yolo_lines_keep_boxes_mostly_inside_the_window_and_normalise_them():

@@ -28,24 +28,24 @@ DATA = ["--seed", "0", "--scenes", "700", "--val-scenes", "120", "--crop-variant
 FIRST_RUN_EPOCHS = ["--epochs-detector", "7", "--epochs-classifier", "19"]
 
 STEPS: list[list[str]] = [
-    ["vision_models.train", *DATA, *FIRST_RUN_EPOCHS, "--no-export"],
-    ["vision_models.continue_detector", "--from", "detector_main", "--name", "detector_cont", "--epochs", "5"],
-    ["vision_models.continue_detector", "--from", "detector_cont", "--name", "detector_cont2", "--epochs", "2",
+    ["vision_models.train.first_run", *DATA, *FIRST_RUN_EPOCHS, "--no-export"],
+    ["vision_models.train.continue_detector", "--from", "detector_main", "--name", "detector_cont", "--epochs", "5"],
+    ["vision_models.train.continue_detector", "--from", "detector_cont", "--name", "detector_cont2", "--epochs", "2",
      "--lr0", "0.0007"],
-    ["vision_models.continue_detector", "--from", "detector_cont2", "--name", "detector_cont3", "--epochs", "16"],
+    ["vision_models.train.continue_detector", "--from", "detector_cont2", "--name", "detector_cont3", "--epochs", "16"],
     # 42 epochs on 4,000 fresh scenes + the real photos twice: 7 minutes on one GPU, about a day on 2 CPU cores
-    ["vision_models.gpu_continue", "pack", "--from", "detector_cont3"],
-    ["vision_models.gpu_continue", "run", "--out", "var/runs/detector_gpu", "--scenes", "4000", "--real-repeats", "2",
+    ["vision_models.train.gpu_continue", "pack", "--from", "detector_cont3"],
+    ["vision_models.train.gpu_continue", "run", "--out", "var/runs/detector_gpu", "--scenes", "4000", "--real-repeats", "2",
      "--epochs", "42"],
     # the classifier reads the project's drawn deck on a mat: 3 epochs with 5,748 rendered table crops added
-    ["vision_models.finetune_classifier", "--crops", "table", "--name", "classifier_table", "--epochs", "3",
+    ["vision_models.train.finetune_classifier", "--crops", "table", "--name", "classifier_table", "--epochs", "3",
      "--table-scenes", "40"],
     # the detector finds the drawn deck's backs along a mat's far edge: 5 gentle epochs with 768 rendered
     # table frames beside twice as many original images (46 minutes on 2 CPU cores)
-    ["vision_models.table_scenes", "--scenes", "48", "--original-share", "2"],
-    ["vision_models.continue_detector", "--from", "detector_gpu", "--name", "detector_table2", "--epochs", "5",
+    ["vision_models.data.table_scenes", "--scenes", "48", "--original-share", "2"],
+    ["vision_models.train.continue_detector", "--from", "detector_gpu", "--name", "detector_table2", "--epochs", "5",
      "--lr0", "0.0003", "--data", "var/data/detect_table/data.yaml"],
-    ["vision_models.train", *DATA, *FIRST_RUN_EPOCHS, "--export-from", "detector_table2",
+    ["vision_models.train.first_run", *DATA, *FIRST_RUN_EPOCHS, "--export-from", "detector_table2",
      "--export-classifier-from", "classifier_table"],
 ]
 

@@ -77,6 +77,8 @@ def create_app(config: Any = None) -> Flask:
     app.register_blueprint(camera.bp)
     app.register_blueprint(models.bp)   # the shipped models and their reading contract, for the phone's reader
     app.register_blueprint(__import__("web_ui.decks", fromlist=["bp"]).bp)   # "teach your deck" (web_ui/decks.py)
+    app.register_blueprint(__import__("web_ui.evening", fromlist=["bp"]).bp)   # the evening's tables, records, export
+    app.register_blueprint(__import__("web_ui.results", fromlist=["bp"]).bp)   # a table's result page and charts
 
     @app.after_request
     def security_headers(response):

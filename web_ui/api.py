@@ -18,6 +18,7 @@ from companion.session import (Conflict, DeckChoice, KeyReused, SessionError, St
                                TableRegistry, UnknownDeck)
 from companion.session.table import check_plain_json
 
+from web_ui.host import may_list   # the host's link lists the tables too (web_ui/evening.py)
 from web_ui.i18n import error_text
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -251,12 +252,13 @@ def create_table():
 
 @bp.get("/tables")
 def list_tables():
-    """The tables with their join codes only when the server was started to list them (``--list-tables``);
-    otherwise just how many there are, so a stranger on the network learns no code to watch."""
-    tables = registry().list()
-    if not current_app.config.get("LIST_TABLES"):
+    """The tables with their join codes only when the server was started to list them (``--list-tables``) or
+    the host asks (its link's token); otherwise just how many there are, so a stranger on the network learns no code to watch."""
+    tables = registry().summaries()   # no journal replayed: a server of 1,000 finished games answers at once
+    if not may_list():
         return jsonify(tables=[], count=len(tables), listed=False)
-    return jsonify(tables=[{"id": t.id, "game": t.game, "seq": t.seq, "created_at": t.record.created_at} for t in tables],
+    return jsonify(tables=[{"id": t.table_id, "game": t.game, "seq": t.seq, "created_at": t.created_at, "state": t.state,
+                            "players": [p["name"] for p in t.players], "winners": t.winners} for t in tables],
                    count=len(tables), listed=True)
 
 

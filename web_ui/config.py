@@ -15,6 +15,9 @@ class Config:
     # Largest request body: a phone camera frame as JPEG is well under this.
     MAX_CONTENT_LENGTH = 4 * 1024 * 1024
     MAX_FRAME_BYTES = 4 * 1024 * 1024
+    # The host's import of an export (POST /api/evening/import), the one larger body: 1,000 finished games of
+    # the three games in turn export as about 7.6 MB of JSON; six times that leaves room for longer games.
+    MAX_IMPORT_BYTES = 48 * 1024 * 1024
     # Pixels a frame may have, read from its header before it is decoded (a 12000×12000 image once took
     # 800 MB and 18 s to decode): 4096×4096 holds a 12-megapixel phone photo; phones send 1280×720.
     MAX_FRAME_PIXELS = 4096 * 4096
@@ -84,6 +87,10 @@ class Config:
     # Whether GET /api/tables and the start page list the tables' join codes: a code is the key to
     # watching a table, so by default strangers are shown none (``companion serve --list-tables``).
     LIST_TABLES = False
+    # The host's token (``companion serve`` reads or draws it in DATA_DIR/host-token and prints the host's link
+    # ``/evening#host=TOKEN``): the evening's list of every table, the players' records, merging names,
+    # exporting and importing (web_ui/evening.py). None: nobody is the host (--list-tables still lists).
+    HOST_TOKEN: str | None = None
     # The language of a phone whose browser asks for none the companion has ("en" or "zh-Hans";
     # ``companion serve --language``). Each phone may choose its own (web_ui/i18n.py).
     LANGUAGE = "en"

@@ -17,7 +17,7 @@ bp = Blueprint("pages", __name__)
 
 def listed_tables() -> list:
     """The start page's recent tables: only when the server was started to list them (a code lets anyone watch)."""
-    return registry().list()[:20] if current_app.config.get("LIST_TABLES") else []
+    return registry().summaries()[:20] if current_app.config.get("LIST_TABLES") else []
 
 
 def deck_options() -> dict:

@@ -48,6 +48,8 @@ LISTEN_BACKLOG = 2048
 # chunked hand-over (a2wsgi: the body, the head, each chunk and the end, one blocking round trip to the
 # loop each) cost the server's one core about a sixth of a post (docs/table.md, Venue).
 WHOLE_ANSWER_BYTES = 1024 * 1024
+# The host's import of an export (web_ui/evening.py): its body may be up to MAX_IMPORT_BYTES, not MAX_CONTENT_LENGTH.
+IMPORT_PATH = "/api/evening/import"
 
 
 class TimedH11Protocol(H11Protocol):
@@ -149,6 +151,8 @@ class AsgiApp:
         self.detections = WsgiInThreads(flask_app, max(1, int(flask_app.config.get("DETECTIONS_AT_ONCE", 2))))
         self.security_headers = self.streams.security_headers
         self.max_body = int(flask_app.config.get("MAX_CONTENT_LENGTH") or 4 * 1024 * 1024)
+        # An import is a whole export (web_ui/evening.py): the one body allowed to be larger.
+        self.max_import = max(self.max_body, int(flask_app.config.get("MAX_IMPORT_BYTES") or 0))
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "lifespan":
@@ -177,20 +181,21 @@ class AsgiApp:
             + (extra or []) + self.security_headers})
         await send({"type": "http.response.body", "body": body})
 
-    def _too_large(self, scope) -> str:
+    def _too_large(self, scope, limit: int) -> str:
         """The body-limit answer in the asking phone's language (its cookie or Accept-Language), in MB."""
         from companion.i18n import translator
         from web_ui.i18n import headers_language, too_large
 
         language = headers_language(scope.get("headers", []), self.flask_app.config.get("LANGUAGE"))
-        return translator(language).render(too_large(self.max_body))
+        return translator(language).render(too_large(limit))
 
     async def _buffered(self, scope, receive, send) -> None:
         """Reads the whole body on the loop (bounded in size and time), then lets a thread run Flask on it."""
         loop = asyncio.get_running_loop()
         declared = next((v for k, v in scope.get("headers", []) if k == b"content-length"), None)
-        if declared is not None and declared.isdigit() and int(declared) > self.max_body:
-            return await self._error(send, 413, self._too_large(scope))
+        limit = self.max_import if scope["method"] == "POST" and scope["path"] == IMPORT_PATH else self.max_body
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            return await self._error(send, 413, self._too_large(scope, limit))
         body, deadline = bytearray(), loop.time() + BODY_SECONDS
         while True:
             try:
@@ -200,8 +205,8 @@ class AsgiApp:
             if message["type"] == "http.disconnect":
                 return
             body += message.get("body", b"")
-            if len(body) > self.max_body:
-                return await self._error(send, 413, self._too_large(scope))
+            if len(body) > limit:
+                return await self._error(send, 413, self._too_large(scope, limit))
             if not message.get("more_body"):
                 break
         pool = self.detections if scope["method"] == "POST" and DETECTIONS_PATH.match(scope["path"]) else self.wsgi

@@ -19,7 +19,7 @@ def register(subparsers) -> None:
                       "YOLO layout: images/, labels/, data.yaml. Rules: see companion/vision/evaluation.py."))
     parser.add_argument("folder", metavar="DIR", help=_("labelled folder (e.g. ../shared/datasets/cardcounterml)"))
     parser.add_argument("--split", choices=("holdout", "all"), default="holdout",
-                        help=_("holdout: only the photos never used in training (vision_models/real_split.py); all: every photo"))
+                        help=_("holdout: only the photos never used in training (vision_models/data/real_split.py); all: every photo"))
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help=_("score photos in N worker processes, each with its own detector (default 1)"))
     parser.add_argument("--limit", type=int, metavar="N", help=_("score only the first N photos of the split (a smoke run)"))

@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 from urllib.parse import urlsplit, urlunsplit
 
 from companion.commands import CommandError, error_text
@@ -153,6 +154,7 @@ def start_demo_table(app, game: str):
     """The demo's table, set up like the recording's and watched by the demo camera. A rerun reuses the
     table it made before (its meta says ``demo``) and rewinds it to the setup with undos, journaled like
     any other (nothing is deleted), instead of adding a new table to the list every time."""
+    from companion.session import TableNotFound
     from companion.session.registry import split_presentation
     from companion.table.demos import demo_truth
 
@@ -160,8 +162,14 @@ def start_demo_table(app, game: str):
     registry = app.extensions["registry"]
     setup = split_presentation(json.loads(json.dumps(truth["setup"])))[0]
     setup_events = list(truth.get("setup_events", []))
-    table = next((t for t in registry.list() if t.record.meta.get("demo") == game and t.record.setup == setup
-                  and t.record.meta.get("demo_pin")), None)
+    record = next((r for r in registry.store.tables() if r.meta.get("demo") == game and r.setup == setup
+                   and r.meta.get("demo_pin") and r.id not in registry.deleted), None)
+    table = None
+    if record is not None:
+        try:
+            table = registry.get(record.id)
+        except TableNotFound:   # deleted by its referee, or its engine refuses it now: a new demo table
+            table = None
     if table is None:
         # The PIN is kept in the clear for the demo only, so a rerun can print it again: a demo table holds
         # nothing anyone entered.
@@ -190,6 +198,7 @@ def check_default_deck(name: str, data: pathlib.Path) -> str:
 
 def serve(args) -> int:
     from web_ui import create_app
+    from web_ui.evening import ensure_host_token, host_link
 
     if not 0 < args.port < 65536:
         raise CommandError(_("--port must be 1-65535, got %(port)s", port=args.port))
@@ -200,6 +209,7 @@ def serve(args) -> int:
     data = pathlib.Path(args.data)
     url = public_url(args.host, args.port, args.https)
     config = {"DATA_DIR": str(data), "PUBLIC_URL": url, "CAMERA_SOURCE": args.camera, "LIST_TABLES": args.list_tables,
+              "HOST_TOKEN": ensure_host_token(data),
               "TRUSTED_HOSTS": trusted_hosts(args.host, url, args.allow_host),
               "CAMERA_BATCHING": None if getattr(args, "batching", "off") == "off" else args.batching,
               "PHONE_READER": getattr(args, "phone_reader", True)}
@@ -227,13 +237,19 @@ def serve(args) -> int:
         print(_("companion: error: %(error)s (%(database)s). Start PostgreSQL or correct --database, then start the server again",
                 database=redacted(database or ""), error=error_text(error)), file=sys.stderr)
         return EXIT_DATABASE_UNAVAILABLE
-    count = len(app.extensions['registry'].list())
+    registry = app.extensions["registry"]
+    count = registry.store.count_tables()   # no journal replayed: each table is loaded when first asked for
     if database:
         print(ngettext("Card Companion: %(n)d table in the database %(database)s", "Card Companion: %(n)d tables in the database %(database)s",
                        count, database=redacted(database)))
     else:
         print(ngettext("Card Companion: %(n)d table in %(data)s", "Card Companion: %(n)d tables in %(data)s", count,
                        data=data.resolve()))
+    print(_("The host's page (every table, the players' records, export): %(url)s",
+            url=host_link(url, app.config["HOST_TOKEN"])))
+    # Tables stored before summaries existed get theirs in the background (each replayed once), not before
+    # the server answers; the list makes any still missing when it is asked for.
+    threading.Thread(target=registry.summarize_missing, name="summaries", daemon=True).start()
     if args.demo:
         table, pin = start_demo_table(app, args.demo)
         print(_("Demo: the %(game)s recording plays into table %(table)s (referee PIN %(pin)s): %(url)s",

@@ -67,6 +67,18 @@ class Engine(Protocol):
     def audit(self, state: Any) -> list[str]:
         """Bookkeeping problems (a card in two places, a negative hand): empty when the state is sound."""
 
+    def result(self, state: Any) -> dict[str, Any]:
+        """The game's account of its scores, finished or not (JSON-ready; texts are message JSON).
+
+        ``game``, ``finished``, ``winners`` (names; empty for a draw or an unfinished game), ``unit``
+        (``points``, ``treasures``, ``chips``), ``ranking`` (:func:`ranking`), ``ended`` (what ended the
+        game, or None), ``tie_break`` (how a tie was broken or shared, or None), ``charts`` (each
+        ``{"measure", "axis", "at", "scores": {name: [value at each point of at]}}``, the first the
+        score's; ``axis`` is ``round``, ``encounter`` or ``turn`` and ``at[0]`` is 0, the start) and
+        ``details`` (the game's own terms: rounds and castles, treasures and spoils, vault verdicts).
+        The web's result page reads this and nothing else, so the rules are told once, here.
+        """
+
     def awaiting(self, state: Any) -> list[str]:
         """The players whose move the game waits for now (empty when anyone may act, or nobody)."""
 
@@ -110,6 +122,27 @@ def parse_operation(kind: str, event: Mapping[str, Any],
     depend on the state (raising :class:`IllegalEvent`); its handlers take that value, never the dict.
     """
     return parsers[kind](event)
+
+
+def ranking(scores: Mapping[str, int], winners: Sequence[str], teams: Mapping[str, str | None] | None = None
+            ) -> list[dict[str, Any]]:
+    """The final ranking every engine's ``result`` gives: the winners first (place 1), then the others by
+    score, highest first; equal scores share a place (1, 2, 2, 4), and seating order breaks nothing but
+    the order of the lines."""
+    order = list(scores)
+    first = [name for name in order if name in winners]
+    rest = sorted((name for name in order if name not in winners), key=lambda name: -scores[name])
+    rows: list[dict[str, Any]] = []
+    for index, name in enumerate(first + rest):
+        if name in winners:
+            place = 1
+        elif rows and rows[-1]["score"] == scores[name] and rows[-1]["player"] not in winners:
+            place = rows[-1]["place"]
+        else:
+            place = index + 1
+        rows.append({"place": place, "player": name, "score": scores[name], "winner": name in winners,
+                     **({"team": teams.get(name)} if teams else {})})
+    return rows
 
 
 def replay(engine: Engine, setup: Mapping[str, Any], events: Iterable[Mapping[str, Any]]) -> Any:

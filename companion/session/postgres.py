@@ -22,8 +22,8 @@ import psycopg_pool
 from psycopg import errors
 
 from companion.messages import Message
-from companion.session.store import (ChangeHeard, JournalEntry, JournalStore, StoreConflict, StoreUnavailable,
-                                     TableRecord)
+from companion.session.store import (SUMMARY_COLUMNS, UPSERT_SUMMARY, ChangeHeard, ImportedTable, JournalEntry, JournalStore,
+                                     StoreConflict, StoreUnavailable, TableRecord, TableSummary)
 
 SCHEMA_DIR = pathlib.Path(__file__).resolve().parent / "schema" / "postgres"
 CHANNEL = "companion_journal"
@@ -66,6 +66,21 @@ def _record(row) -> TableRecord:
     return TableRecord(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5], json.loads(row[6]), row[7])
 
 
+def _insert_table(connection, record: TableRecord) -> None:
+    connection.execute(
+        "INSERT INTO tables (id, game, setup, pin_salt, pin_hash, created_at, meta, token_hash) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+        (record.id, record.game, json.dumps(record.setup), record.pin_salt, record.pin_hash, record.created_at,
+         json.dumps(record.meta), record.token_hash))
+
+
+def _insert_entries(cursor, table_id: str, entries: Sequence[JournalEntry]) -> None:
+    cursor.executemany(
+        "INSERT INTO journal (table_id, seq, kind, event, source, at, request_key) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+        [(table_id, one.seq, one.kind, None if one.event is None else json.dumps(one.event), one.source, one.at, one.key)
+         for one in entries])
+
+
 def _entry(row) -> JournalEntry:
     return JournalEntry(row[0], row[1], None if row[2] is None else json.loads(row[2]), row[3], row[4], row[5])
 
@@ -97,25 +112,44 @@ class PostgresStore(JournalStore):
 
     # -- writing ----------------------------------------------------------------------------------
     def add_table(self, record: TableRecord) -> None:
-        self._write(lambda connection: connection.execute(
-            "INSERT INTO tables (id, game, setup, pin_salt, pin_hash, created_at, meta, token_hash) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-            (record.id, record.game, json.dumps(record.setup), record.pin_salt, record.pin_hash, record.created_at,
-             json.dumps(record.meta), record.token_hash)))
+        self._write(lambda connection: _insert_table(connection, record))
 
-    def append(self, table_id: str, entry: JournalEntry | Sequence[JournalEntry]) -> None:
+    def append(self, table_id: str, entry: JournalEntry | Sequence[JournalEntry], summary: TableSummary | None = None) -> None:
         entries = [entry] if isinstance(entry, JournalEntry) else list(entry)
 
         def write(connection: psycopg.Connection) -> None:
             with connection.cursor() as cursor:
-                cursor.executemany(
-                    "INSERT INTO journal (table_id, seq, kind, event, source, at, request_key) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                    [(table_id, one.seq, one.kind, None if one.event is None else json.dumps(one.event), one.source, one.at, one.key)
-                     for one in entries])
+                _insert_entries(cursor, table_id, entries)
+                if summary is not None:
+                    cursor.execute(UPSERT_SUMMARY.format(p="%s"), summary.row())
                 # delivered to the listeners when (and only if) this transaction commits
                 cursor.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{table_id} {entries[-1].seq}"))
 
         self._write(write)
+
+    def save_summary(self, summary: TableSummary) -> None:
+        self._write(lambda connection: connection.execute(UPSERT_SUMMARY.format(p="%s"), summary.row()))
+
+    def import_tables(self, tables: Sequence[ImportedTable]) -> None:
+        def write(connection: psycopg.Connection) -> None:
+            with connection.cursor() as cursor:
+                for one in tables:
+                    _insert_table(cursor, one.record)
+                    _insert_entries(cursor, one.record.id, one.entries)
+                    cursor.execute(UPSERT_SUMMARY.format(p="%s"), one.summary.row())
+
+        try:
+            self._write(write)
+        except StoreConflict:
+            raise StoreConflict("table") from None
+
+    def set_alias(self, name_key: str, same_as: str | None, at: float) -> None:
+        if same_as is None:
+            self._write(lambda connection: connection.execute("DELETE FROM player_aliases WHERE name_key = %s", (name_key,)))
+        else:
+            self._write(lambda connection: connection.execute(
+                "INSERT INTO player_aliases (name_key, same_as, at) VALUES (%s, %s, %s) ON CONFLICT (name_key) "
+                "DO UPDATE SET same_as = excluded.same_as, at = excluded.at", (name_key, same_as, at)))
 
     def _write(self, work) -> None:
         try:
@@ -142,6 +176,24 @@ class PostgresStore(JournalStore):
         rows = self._read("SELECT id, game, setup, pin_salt, pin_hash, created_at, meta, token_hash FROM tables WHERE id = %s",
                           (table_id,))
         return _record(rows[0]) if rows else None
+
+    def summaries(self, ids: Sequence[str] | None = None) -> list[TableSummary]:
+        if ids is None:
+            rows = self._read(f"SELECT {SUMMARY_COLUMNS} FROM table_summaries ORDER BY created_at DESC, table_id")
+        else:
+            rows = self._read(f"SELECT {SUMMARY_COLUMNS} FROM table_summaries WHERE table_id = ANY(%s) "
+                              "ORDER BY created_at DESC, table_id", (list(ids)[:1000],))
+        return [TableSummary.from_row(row) for row in rows]
+
+    def unsummarized(self) -> list[str]:
+        return [row[0] for row in self._read(
+            "SELECT id FROM tables WHERE NOT EXISTS (SELECT 1 FROM table_summaries WHERE table_id = id) ORDER BY created_at, id")]
+
+    def count_tables(self) -> int:
+        return int(self._read("SELECT count(*) FROM tables")[0][0])
+
+    def aliases(self) -> dict[str, str]:
+        return dict(self._read("SELECT name_key, same_as FROM player_aliases"))
 
     def journal(self, table_id: str, after: int = 0) -> list[JournalEntry]:
         return [_entry(row) for row in self._read(

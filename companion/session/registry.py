@@ -1,5 +1,11 @@
 """All tables of one data directory (or one shared database): creation with a referee PIN, lookup by id,
-reload on restart, and (with PostgreSQL) the tables other servers make and change."""
+loading a table from its journal when it is first asked for, and (with PostgreSQL) the tables other servers
+make and change.
+
+A server starts without replaying any journal: a table is loaded (its journal replayed) the first time it is
+asked for, and the evening's list and the players' records read the tables' summary rows
+(companion.session.summary), so a server holding 1,000 finished games answers at once (benchmarks/bench_history.py).
+"""
 from __future__ import annotations
 
 import json
@@ -11,7 +17,9 @@ import time
 from typing import Any, Callable, Mapping
 
 from companion.games import GAMES, GameError, InvalidSetup, get_engine
-from companion.session.store import EventStore, JournalStore, StoreConflict, StoreUnavailable, TableRecord
+from companion.session.store import (EventStore, ImportedTable, JournalStore, StoreConflict, StoreUnavailable, TableRecord,
+                                     TableSummary)
+from companion.session.summary import DELETED
 from companion.session.table import (MALFORMED_ERRORS, DeckChoice, SessionError, Table, TableNotFound, UnknownDeck,
                                      check_plain_json, hash_pin)
 from companion.messages import Message
@@ -70,7 +78,7 @@ def split_presentation(setup: dict) -> tuple[dict, dict]:
 
 
 class TableRegistry:
-    """The tables of one data directory, all kept in memory and every change written through."""
+    """The tables of one data directory: each loaded into memory when first asked for, every change written through."""
 
     def __init__(self, data_dir: str | pathlib.Path, clock: Callable[[], float] = time.time,
                  engines: Callable[[str], Any] = get_engine, games: tuple[str, ...] = GAMES,
@@ -90,8 +98,8 @@ class TableRegistry:
         # Tables stored but not loadable now (an engine gone or refusing the stored setup): kept in the
         # database untouched, reported instead of stopping the server.
         self.unavailable: dict[str, str] = {}
-        for record in self.store.tables():
-            self._load(record)
+        # Tables their referee deleted: never loaded again (their journals stay in the database).
+        self.deleted: set[str] = set()
         # Another server's changes reach this one's tables (and their phones) as the database announces them.
         self.store.listen(self._heard)
 
@@ -101,6 +109,8 @@ class TableRegistry:
         return self.store.shared
 
     def _load(self, record: TableRecord) -> Table | None:
+        """The table replayed from its journal (inside ``self._lock``); None when its engine refuses it or its
+        referee deleted it. A table whose summary row is missing or behind (stored before summaries) gets it."""
         try:
             table = Table(record, self.store, self.engines(record.game), self.clock)
             table.listeners = self.listeners
@@ -108,6 +118,12 @@ class TableRegistry:
             self.unavailable[record.id] = f"{record.game}: {error}"
             return None
         table.load(self.store.journal(record.id))
+        stored = self.store.summaries([record.id])
+        if not stored or stored[0].seq != table.seq:
+            self.store.save_summary(table.summary())
+        if table.deleted:
+            self.deleted.add(record.id)
+            return None
         self._tables[record.id] = table
         return table
 
@@ -120,6 +136,14 @@ class TableRegistry:
                     table.sync()
                 except Exception:   # the database went away again: the next announcement or change catches up
                     pass
+                if table.deleted:   # its referee deleted it through another server
+                    self._forget(table)
+
+    def _forget(self, table: Table) -> None:
+        with self._lock:
+            self._tables.pop(table.id, None)
+            self.deleted.add(table.id)
+        table.close()   # its live streams end
 
     def close(self) -> None:
         for table in list(self._tables.values()):
@@ -184,6 +208,7 @@ class TableRegistry:
             table = Table(record, self.store, engine, self.clock)
             table.listeners = self.listeners
             self._tables[table_id] = table
+        self.store.save_summary(table.summary())   # listed at once, before its first change
         return table, pin, token
 
     def deck_names(self) -> list[str]:
@@ -213,30 +238,84 @@ class TableRegistry:
         return table.choose_deck(choice, check=self.check_deck, **options)
 
     def get(self, table_id: Any) -> Table:
+        """The table (loaded from its journal the first time it is asked for); TableNotFound when there is none,
+        its referee deleted it or its engine refuses it."""
         key = normalize_table_id(table_id)
-        try:
-            return self._tables[key]
-        except KeyError:
-            if self.store.shared and key not in self.unavailable:   # made through another server?
-                with self._lock:
-                    if key in self._tables:
-                        return self._tables[key]
+        table = self._tables.get(key)
+        if table is not None and not table.deleted:
+            return table
+        if table is None and key not in self.unavailable and key not in self.deleted:
+            with self._lock:
+                table = self._tables.get(key)
+                if table is None:
                     record = self.store.table(key)
                     table = self._load(record) if record is not None else None
-                if table is not None:
-                    return table
-            if key in self.unavailable:
-                raise TableNotFound(Message("table %(key)s is stored but cannot be loaded: %(unavailable)s",
-                                            key=key, unavailable=self.unavailable[key])) from None
-            raise TableNotFound(Message('no table %(key)s', key=key)) from None
+            if table is not None and not table.deleted:
+                return table
+        if key in self.unavailable:
+            raise TableNotFound(Message("table %(key)s is stored but cannot be loaded: %(unavailable)s",
+                                        key=key, unavailable=self.unavailable[key]))
+        if key in self.deleted or (table is not None and table.deleted):
+            raise TableNotFound(Message("table %(table)s was deleted by its referee", table=key))
+        raise TableNotFound(Message('no table %(key)s', key=key))
 
     def list(self) -> list[Table]:
-        if self.store.shared:   # with the tables other servers made
+        """Every table, loaded (each journal replayed): for tools and tests. The evening's list reads
+        :meth:`summaries` instead, which replays nothing."""
+        with self._lock:
+            for record in self.store.tables():
+                if record.id not in self._tables and record.id not in self.unavailable and record.id not in self.deleted:
+                    self._load(record)
+            return sorted((t for t in self._tables.values() if not t.deleted), key=lambda t: t.record.created_at, reverse=True)
+
+    def summaries(self, ids: Any = None, deleted: bool = False) -> list[TableSummary]:
+        """The tables' summaries, newest first, without replaying any journal (only ``ids``' when given; deleted
+        tables only when ``deleted``). A table stored before summaries existed is loaded once to make its row."""
+        self.summarize_missing()
+        rows = self.store.summaries(None if ids is None else list(ids))
+        return [row for row in rows if deleted or row.state != DELETED]
+
+    def summarize_missing(self, stop: threading.Event | None = None) -> int:
+        """Makes the summary rows of the tables that have none (stored before summaries existed), loading each
+        once; returns how many. ``stop`` ends it early (the server is stopping)."""
+        made = 0
+        for table_id in self.store.unsummarized():
+            if stop is not None and stop.is_set():
+                break
+            if table_id in self.unavailable:
+                continue   # its engine refuses it: no row (it is reported as unavailable when asked for)
             with self._lock:
-                for record in self.store.tables():
-                    if record.id not in self._tables and record.id not in self.unavailable:
-                        self._load(record)
-        return sorted(self._tables.values(), key=lambda t: t.record.created_at, reverse=True)
+                if table_id in self._tables:
+                    self.store.save_summary(self._tables[table_id].summary())
+                else:
+                    record = self.store.table(table_id)
+                    if record is None or (self._load(record) is None and table_id in self.unavailable):
+                        continue
+            made += 1
+        return made
+
+    def delete(self, table: Table, **options: Any):
+        """The referee deletes ``table`` (see :meth:`Table.delete`): gone from the list, the records and its link."""
+        entry = table.delete(**options)
+        self._forget(table)
+        return entry
+
+    def add_imported(self, tables: list[ImportedTable]) -> list[Table]:
+        """Stores whole tables an import made (companion.session.transfer), all or none, and loads them."""
+        self.store.import_tables(tables)
+        with self._lock:
+            loaded = [self._load(one.record) for one in tables]
+        return [table for table in loaded if table is not None]
+
+    def id_is_free(self, table_id: str) -> bool:
+        return ID_PATTERN.match(table_id) is not None and table_id not in self._tables and self.store.table(table_id) is None
+
+    def new_id(self) -> str:
+        """A table id not taken in this store (a race with another server is caught when it is stored)."""
+        while True:
+            candidate = self._new_id()
+            if self.store.table(candidate) is None:
+                return candidate
 
     def _new_id(self) -> str:
         while True:

@@ -21,7 +21,8 @@ from typing import Any, Callable, Mapping
 
 from companion.games import IllegalEvent, replay
 from companion.session import patch
-from companion.session.store import JournalEntry, JournalStore, StoreConflict, TableRecord
+from companion.session.store import JournalEntry, JournalStore, StoreConflict, TableRecord, TableSummary
+from companion.session.summary import DELETED, summarize
 from companion.messages import Message, MessageError
 
 SOURCES = ("referee", "camera")
@@ -227,6 +228,8 @@ class Table:
         # its live streams from here.
         self.listeners: list[ChangeListener] = []
         self.closed = False
+        # Deleted by its referee (a ``delete`` change): nobody may see or change it any more; its journal stays.
+        self.deleted = False
         self._deck = DeckChoice.from_stored(self.record.meta.get("deck"))
 
     # -- identity and access --------------------------------------------------------------
@@ -284,7 +287,7 @@ class Table:
             # the event and the automatic events it makes due are stored in one write (all or none): a
             # server that dies between them (the other servers take the table on) leaves no event whose
             # automatic follow-up nobody makes
-            entries = self._record_all([("event", made, made_by, made_key) for made, made_by, made_key, _ in chain])
+            entries = self._record_all([("event", made, made_by, made_key) for made, made_by, made_key, _ in chain], chain[-1][3])
             self._redo.clear()
             for entry, (made, made_by, _, state) in zip(entries, chain):
                 self._advance(entry)
@@ -336,7 +339,7 @@ class Table:
                 raise IllegalEvent(Message("nothing to undo"))
             kept = self._active[:-1]
             new_state = replay(self.engine, self.record.setup, [a.event for a in kept])
-            entry = self._record("undo", None, source, key)
+            entry = self._record("undo", None, source, key, new_state)
             self._redo.append(self._active.pop())
             self.state = new_state
             self._published(entry)
@@ -354,7 +357,7 @@ class Table:
             again = self._redo[-1]
             # The table may have moved on by camera readings since; the rules still decide.
             new_state = apply_checked(self.engine, self.state, again.event)
-            entry = self._record("redo", None, source, key)
+            entry = self._record("redo", None, source, key, new_state)
             redone = self._redo.pop()
             self._active.append(_Active(redone.event, redone.source, entry.seq))
             self.state = new_state
@@ -383,12 +386,41 @@ class Table:
             self._check_expected(expected)
             if check is not None:
                 check(choice)
-            entry = self._record("deck", stored, source, key)
+            entry = self._record("deck", stored, source, key, self.state)
             self._deck = choice
             self._published(entry)
             return entry
 
         return self._change(change)
+
+    def delete(self, source: str = "referee", expected: int | None = None, key: str | None = None) -> JournalEntry:
+        """The referee deletes the table: a ``delete`` change, after which nobody may see or change it (it leaves
+        the evening's list and the players' records). Nothing is erased: the journal keeps the whole game."""
+        if source not in SOURCES:
+            raise SessionError(Message('unknown source %(source)s: one of %(sources)s', source=repr(source), sources=list(SOURCES)))
+
+        def change() -> JournalEntry:
+            if (done := self._replayed(key, "delete", None)) is not None:
+                return done
+            self._check_expected(expected)
+            entry = self._record("delete", None, source, key, self.state)
+            self.deleted = True
+            self._published(entry)
+            return entry
+
+        return self._change(change)
+
+    def summary(self) -> TableSummary:
+        """What the evening's list reads of this table now (see companion.session.summary)."""
+        with self._changed:
+            return self._summary(self.state, self.seq, self._recent[-1].at if self._recent else self.record.created_at,
+                                 self.engine.view(self.state), self.deleted)
+
+    def _summary(self, state: Any, seq: int, at: float, view: dict, deleted: bool) -> TableSummary:
+        result = getattr(self.engine, "result", None)   # an engine without one (a test's) is read from its view
+        made = summarize(self.game, view, result(state) if result is not None else None)
+        return TableSummary(self.id, self.game, DELETED if deleted else made["state"], made["players"], made["winners"],
+                            seq, self.record.created_at, at)
 
     def _change(self, change: Callable[[], Any]) -> Any:
         """Runs ``change`` in the table's lock, after taking what other servers stored (a shared store).
@@ -400,6 +432,8 @@ class Table:
                 if attempt:
                     time.sleep(random.uniform(0, min(RACE_BACKOFF_SECONDS * 2 ** attempt, RACE_BACKOFF_MAX)))
                 self._catch_up()
+                if self.deleted:
+                    raise TableNotFound(Message("table %(table)s was deleted by its referee", table=self.id))
                 try:
                     return change()
                 except StoreConflict:
@@ -440,19 +474,23 @@ class Table:
         if expected is not None and expected != self.seq:
             raise Conflict(Message('the table is at revision %(seq)s, not %(expected)s: look at it again and retry', seq=self.seq, expected=expected))
 
-    def _record(self, kind: str, event: dict | None, source: str, key: str | None = None) -> JournalEntry:
-        entry = self._record_all([(kind, event, source, key)])[0]
+    def _record(self, kind: str, event: dict | None, source: str, key: str | None, state: Any) -> JournalEntry:
+        entry = self._record_all([(kind, event, source, key)], state)[0]
         self._advance(entry)
         return entry
 
-    def _record_all(self, changes: list[tuple[str, dict | None, str, str | None]]) -> list[JournalEntry]:
-        """Journals (kind, event, source, key) changes at the next revisions, in one write: all or none. The
-        table's revision then moves on entry by entry (:meth:`_advance`), each published with its own state."""
+    def _record_all(self, changes: list[tuple[str, dict | None, str, str | None]], state: Any) -> list[JournalEntry]:
+        """Journals (kind, event, source, key) changes at the next revisions, in one write: all or none, with the
+        table's summary as of ``state`` (the state after them). The table's revision then moves on entry by
+        entry (:meth:`_advance`), each published with its own state."""
         if self._last_snapshot is None or self._last_snapshot[0] != self.seq:
             self._last_snapshot = (self.seq, self._snapshot_unlocked())  # the view the first change is a patch of
         at = self.clock()
         entries = [JournalEntry(self.seq + n, kind, event, source, at, key) for n, (kind, event, source, key) in enumerate(changes, 1)]
-        self.store.append(self.id, entries[0] if len(entries) == 1 else entries)  # raises before anything in memory changes
+        view = self.engine.view(state)
+        summary = self._summary(state, entries[-1].seq, at, view, self.deleted or entries[-1].kind == "delete")
+        self.store.append(self.id, entries[0] if len(entries) == 1 else entries, summary)  # raises before anything in memory changes
+        self._view_cache = (entries[-1].seq, view)   # the last change's view is this one: not made twice
         return entries
 
     def _advance(self, entry: JournalEntry) -> None:
@@ -505,6 +543,8 @@ class Table:
                 self._active.append(_Active(redone.event, redone.source, entry.seq))
             elif entry.kind == "deck":
                 self._deck = DeckChoice.from_stored(entry.event)
+            elif entry.kind == "delete":
+                self.deleted = True
         except (IllegalEvent, IndexError, *MALFORMED_ERRORS) as error:
             # The rules changed under a stored game: keep the entry, say so, go on.
             self.warnings.append(Message('change %(seq)s (%(kind)s) no longer applies: %(error)s', seq=entry.seq, kind=entry.kind, error=error))

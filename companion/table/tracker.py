@@ -49,7 +49,7 @@ class TrackerConfig:
     # card lies in one zone, "table" (companion.table.bindings.none), and a card slid or carried across
     # it is still a change. One match distance is too little: a card read from one index one frame and
     # from two the next has its centre estimated that far apart (real webcam photos held still,
-    # vision_models/still_table.py: an AH "moved" twice in 4 s without being touched).
+    # vision_models/checks/still_table.py: an AH "moved" twice in 4 s without being touched).
     moves_within_zone: bool = False
     within_zone_move_distances: float = 2.0
     # Hysteresis: a settled card changes code (another face, turned) only when, since the new reading
@@ -57,7 +57,7 @@ class TrackerConfig:
     # anew) and outweighs the card's own readings (confidence-weighted) this many times. A card swapped or
     # turned is not read as itself any more (its own weight drops to nothing: the change comes as promptly
     # as before); a classifier flickering between two readings of a still card reads it as itself now
-    # and then, and changes nothing. Real webcam photos held still (vision_models/still_table.py, 51
+    # and then, and changes nothing. Real webcam photos held still (vision_models/checks/still_table.py, 51
     # clips, 2026-12-02): extra changes 12 (incremental) / 18 (every frame read in full) at 1 or 2,
     # 10 / 16 at 4 and at 8.
     change_margin: float = 4.0

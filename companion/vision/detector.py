@@ -51,7 +51,7 @@ ORIENTED_ASPECT = 1.3
 MAX_ZOOM = 1.0
 # Reading a photo (no learned deck, the frame's scale unknown): index and back thresholds. models.json's
 # 0.6 / 0.4 were chosen on cardcounterml's validation photos and hold for tables on a mat; on the real
-# development photos (``python -m vision_models.real_check --source rf100-train --source
+# development photos (``python -m vision_models.checks.real_check --source rf100-train --source
 # webcam-strips-train``, 1,082 photos no network trained on; 2026-12-02) reading indices down to 0.3,
 # with a lone index kept only when sure (grouping.LONE_CARD_MIN_CONFIDENCE 0.6), took card F1 0.852 ->
 # 0.875, and a back threshold of 0.7 took backs precision 0.55 -> 0.84 at recall 0.98 (0.75 and up
@@ -80,7 +80,7 @@ def classifier_crop(frame: np.ndarray, box, size: int, expand: float) -> np.ndar
 
     The box grows by ``expand`` of its width/height on each side and is stretched to a square by one
     affine map; parts running off the frame repeat the edge pixels rather than shifting the crop
-    (the same sampling as ``vision_models.synth.crop_box``, which cut every training crop).
+    (the same sampling as ``vision_models.data.synth.crop_box``, which cut every training crop).
     """
     x1, y1, x2, y2 = (float(v) for v in box)
     width, height = x2 - x1, y2 - y1
@@ -107,7 +107,7 @@ def plausible_turns(box) -> tuple[int, ...]:
     upright or upside down, and one clearly wider holds it on its side; only a squarish box (an
     index near 45°) needs all four. Offering the classifier turns that cannot be right only gives
     it chances to be confidently wrong: on the held-out photos this cut the confusions from 53 to 43
-    (validation photos' F1 0.918 -> 0.923, ``vision_models.evaluate --sweep``) and the classifier's
+    (validation photos' F1 0.918 -> 0.923, ``vision_models.checks.evaluate --sweep``) and the classifier's
     work by about half.
     """
     width, height = box[2] - box[0], box[3] - box[1]
@@ -281,7 +281,7 @@ class Detector:
             # The deck's prototypes turn away boxes that hold none of its indices (and its back's
             # colours boxes that are no back), so the detector may offer weaker boxes and look closer
             # than the general models can afford. On rendered scenes of the held-out 4-colour deck
-            # (vision_models.deck_check, 30 scenes, 306 cards): index conf 0.4 -> 0.25 with back conf
+            # (vision_models.checks.deck_check, 30 scenes, 306 cards): index conf 0.4 -> 0.25 with back conf
             # 0.4 -> 0.25 took F1 0.902 -> 0.924, and a 2x closer look 0.924 -> 0.957 (recall 0.89 -> 0.97).
             told.conf, told.back_conf = thresholds_with_deck(self.conf, self.back_conf, deck)
             if closer:

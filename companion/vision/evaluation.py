@@ -207,6 +207,7 @@ class ImageScore:
     false_positives: list[str] = field(default_factory=list)
     ms: float = 0.0
     false_positive_rows: list[int] = field(default_factory=list)   # which of the predictions they were
+    found_rows: list[int] = field(default_factory=list)   # which of the truth cards were read right
 
     @property
     def errors(self) -> int:
@@ -244,6 +245,7 @@ def score_image(image: str, truth: list[TruthCard], predicted: Detections, read_
             free_t.discard(t)
             if same_code:
                 score.true_positives.append(truth[t].code)
+                score.found_rows.append(t)
             else:
                 score.confusions.append((truth[t].code, codes[p]))
     score.misses = sorted(truth[t].code for t in free_t)

@@ -53,7 +53,8 @@ DISAGREEING_SPAN = (3.0, 6.0)
 # along an edge (two cards side by side: along the short axis; in a column: along the long one), and
 # the two codes sharing a rank or a suit (the misreads of one card keep one of them: 24 of 30
 # held-out pairs, against 24 of 158 pairs of two cards). Measured with
-# ``python -m vision_models.grouping_check ../shared/datasets/cardcounterml`` (see EVALUATION.md).
+# the held-out cardcounterml photos read once and grouped with and without it (EVALUATION.md, "One card is
+# one card"; ``vision_models.checks.real_check --source cardcounterml`` reads them, its ``check`` regroups).
 ONE_CARD_BY_GEOMETRY = True
 OPPOSITE_CORNER_SPAN = (2.7, 5.3)
 OPPOSITE_CORNER_SIZE_RATIO = 1.3
@@ -95,7 +96,7 @@ MAX_LEG_RATIO = 2.2
 # A face-down card must be card-shaped. Its axis-aligned box runs from 1.40 long (88 x 63 mm, lying
 # square) to 1.0 (at 45°), longer when seen at a slant: the held-out photos' labelled backs reach
 # 1.87, while the edges of fanned cards the back detector reports run 2.27-4.26 (9 held-out photos
-# with backs, ``python -m vision_models.grouping_check``). Round chips box as squares, like a card at
+# with backs, EVALUATION.md, "One card is one card"). Round chips box as squares, like a card at
 # 45°: they are told by size instead: a card's long side is at least 4.6 index sizes (88 mm over an
 # index 19 mm long, the labelled pairs' median span 4.2 scales = 80 mm); the held-out photos' chips
 # box at 3.5-3.7 of the photo's median index size, its real backs at 4.9 and more.
@@ -103,7 +104,7 @@ MAX_BACK_ASPECT = 2.0
 MIN_BACK_LONG_SIDE = 4.0   # in the frame's median index size, when it shows indices
 # A face-down card shows no index: a back box that holds a face-up card's joined corners (two or more
 # readings of one card, all inside it) centred on that card's centre is the face-up card boxed as a back
-# (dark decks, bright faces under glare). On the real photos (``vision_models.real_check``, 2026-12-02)
+# (dark decks, bright faces under glare). On the real photos (``vision_models.checks.real_check``, 2026-12-02)
 # the back boxes that held a joined face card lay 0.1-0.6 index sizes from its centre (6 boxes, all
 # false: cardcounterml's dark deck, rf100, the feliksh scan, kentdoan); every labelled back held at
 # most one reading and lay 1.1 index sizes or more from the nearest face card's centre.
@@ -111,12 +112,12 @@ FACE_ON_BACK_CENTRE = 0.9   # in index sizes
 
 # Where the table's scale is unknown (a photo) a card seen at one index only must be sure of it
 # (detection x classification confidence): a second corner of the same code confirms a card, a lone
-# index does not. Chosen on the real development photos (``vision_models.real_check --source rf100-train
+# index does not. Chosen on the real development photos (``vision_models.checks.real_check --source rf100-train
 # --source webcam-strips-train``, 1,082 photos, 4,469 cards, read at detector.PHOTO_INDEX_CONF 0.3;
 # 2026-12-02): lone cards' floor 0 / 0.5 / 0.6 / 0.65 / 0.7 / 0.75 / 0.8 gave card F1 0.831 / 0.865 /
 # 0.875 / 0.877 / 0.879 / 0.879 / 0.876 (read lower and kept only where sure, more cards are found with
 # their corners joined, fewer phantoms kept), and on the rendered held-out deck's scenes, whose cascades
-# show one index of each covered card (``vision_models.negatives_check --learn-from none``), 0.5 / 0.6 /
+# show one index of each covered card (``vision_models.checks.negatives_check --learn-from none``), 0.5 / 0.6 /
 # 0.7 gave 0.890 / 0.882 / 0.857 against 0.881 before: 0.6 is the highest floor that costs the cascades
 # nothing. Measured on the other real photos in EVALUATION.md, "General models on real photos".
 LONE_CARD_MIN_CONFIDENCE = 0.6

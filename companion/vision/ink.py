@@ -15,7 +15,7 @@ INK_HUE_BINS = 12
 # A pixel is ink when it is this much darker (Lab L, 0-255) than the crop's paper (its 90th
 # percentile of lightness) or more coloured than INK_MIN_CHROMA (Lab a*/b* distance from grey),
 # and coloured ink when the latter. Checked on the rendered scenes of three held-out decks
-# (python -m vision_models.ink_check): a crop's colours are nearer its own code's mean than the
+# (EVALUATION.md, "Ink colours", measured by a one-off probe since removed): a crop's colours are nearer its own code's mean than the
 # other's for BJ/SJ 30 of 30 and J♠/J♥ 75 of 75, a four-colour deck's J♣/J♠ 16 of 16; HSV
 # saturation, tried first, took light red and yellow ink for paper.
 INK_DARKER_THAN_PAPER = 25

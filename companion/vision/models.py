@@ -45,7 +45,7 @@ def default_weights_dir() -> Path:
 
 
 PRECISIONS = ("auto", "f32", "int8")
-HOW_TO_GET_INT8 = "python -m vision_models.quantize writes them next to the f32 models and names them in models.json"
+HOW_TO_GET_INT8 = "python -m vision_models.train.quantize writes them next to the f32 models and names them in models.json"
 
 
 @dataclass(frozen=True)
@@ -170,14 +170,20 @@ def _expose_embedding(model) -> bool:
     return True
 
 
-def onnx_with_embedding(path: Path) -> bytes | None:
+def onnx_with_embedding(path: Path, free_batch: bool = False) -> bytes | None:
     """The classifier's graph with its pooled features as a second output named ``embedding`` (as the
-    learned decks read them), batch size as exported; None without the ``onnx`` package or a final Gemm.
-    A phone's reader (web_ui.models) runs this copy to read with a learned deck."""
+    learned decks read them), batch size as exported, or free where ``free_batch`` asks and the graph
+    allows it (see ``_batchable_onnx``: the same numbers, any number of crops a run); None without the
+    ``onnx`` package or a final Gemm. A phone's reader (web_ui.models) runs this copy: every crop of a
+    frame in one run, and a learned deck's features."""
     try:
         import onnx
     except ImportError:
         return None
+    if free_batch:
+        made = _batchable_onnx(path, embedding=True)
+        if made is not None:
+            return made
     model = onnx.load(str(path))
     if EMBEDDING_OUTPUT in [output.name for output in model.graph.output]:
         return model.SerializeToString()
@@ -200,7 +206,7 @@ def _batchable_onnx(path: Path, embedding: bool = False) -> bytes | None:
         return None
     model = onnx.load(str(path))
     if embedding and EMBEDDING_OUTPUT in [output.name for output in model.graph.output]:
-        # A classifier exported with its own embedding head (vision_models.backbone) names it, and
+        # A classifier exported with its own embedding head (vision_models.train.backbone) names it, and
         # was exported with a free batch dimension: it is used as it is.
         return model.SerializeToString() if _free_batch(model) else None
     if embedding and not _expose_embedding(model):

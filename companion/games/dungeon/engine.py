@@ -19,6 +19,7 @@ from companion.cards import InvalidCardError
 from companion.games.base import CATALOGUE_PLAYERS, IllegalEvent, InvalidSetup, event_type, parse_operation
 from companion.games.dungeon import rules
 from companion.games.dungeon.rules import OPTION_HELP, PLAY_DECK, options_dict, parse_options
+from companion.games.dungeon.result import result as dungeon_result
 from companion.games.dungeon.queries import encounter_ready, still_to_commit
 from companion.games.dungeon.state import DungeonState, freeze, thaw
 from companion.games.dungeon.game import _Game
@@ -112,6 +113,10 @@ class DungeonEngine:
 
     def audit(self, state: DungeonState) -> list[str]:
         return audit(state)
+
+    def result(self, state: DungeonState) -> dict[str, Any]:
+        """The scores and how they came about (treasures, spoils, the end and its tie-break), by encounter."""
+        return dungeon_result(state)
 
     def awaiting(self, state: DungeonState) -> list[str]:
         """Choosing guilds: who has none yet; a contest or fight: who still commits or passes."""

@@ -279,6 +279,16 @@ def _award_prize(g: _Game, p: int, card: str) -> Message:
 
 
 def _end_encounter(g: _Game) -> None:
+    """The encounter ends: its mercenaries rest, then the end conditions; its history entry (recorded by the
+    verdict) gets each seat's standing after it, which the result page charts encounter by encounter."""
+    _close_encounter(g)
+    g.work["new_history"][-1]["standing"] = [
+        {"treasures": len(p["treasures"]), "trophies": len(p["trophies"]),
+         "high_trophies": sum(power(c) >= g.options.trophy_min_level for c in p["trophies"]),
+         "hand_count": p["hand_count"], "out": p["out"]} for p in g.players]
+
+
+def _close_encounter(g: _Game) -> None:
     enc = g.enc
     size = g.options.rest_area_size
     for c in enc["commits"]:
@@ -292,12 +302,16 @@ def _end_encounter(g: _Game) -> None:
     revealer = enc["revealer"]
     g.work["encounter"] = None
     g.work["encounters"] += 1
-    for q in g.clockwise_from(revealer):
-        high = [c for c in g.players[q]["trophies"] if power(c) >= g.options.trophy_min_level]
-        if len(high) >= g.options.trophies_to_win:
-            _game_over(g, [q], "trophies", Message("%(player)s has %(count)s trophies of level %(level)s or more and wins.",
-                                                   player=g.name(q), count=len(high), level=g.options.trophy_min_level))
-            return
+    reached = [q for q in g.clockwise_from(revealer)
+               if sum(power(c) >= g.options.trophy_min_level for c in g.players[q]["trophies"]) >= g.options.trophies_to_win]
+    if reached:
+        q = reached[0]
+        count = sum(power(c) >= g.options.trophy_min_level for c in g.players[q]["trophies"])
+        together = Message("%(players)s reached the trophies together: the first clockwise from %(player)s, who revealed the card, wins.",
+                           players=[g.name(p) for p in reached], player=g.name(revealer)) if len(reached) > 1 else None
+        _game_over(g, [q], "trophies", Message("%(player)s has %(count)s trophies of level %(level)s or more and wins.",
+                                               player=g.name(q), count=count, level=g.options.trophy_min_level), together)
+        return
     going = [q for q in g.active() if g.players[q]["hand_count"] <= g.options.out_at_hand_size]
     for q in going:
         g.players[q]["out"] = True
@@ -312,21 +326,28 @@ def _end_encounter(g: _Game) -> None:
     if g.work["dungeon_count"] == 0:
         most = max(len(g.players[q]["treasures"]) for q in left)
         best = [q for q in left if len(g.players[q]["treasures"]) == most]
+        tie: Message | None = None
         if len(best) > 1:
+            tied = best
             hand = max(g.players[q]["hand_count"] for q in best)
             best = [q for q in best if g.players[q]["hand_count"] == hand]
+            tie = (Message("%(players)s tie on %(count)s treasures: the most cards in hand (%(hand)s) decides.",
+                           players=[g.name(q) for q in tied], count=most, hand=hand) if len(best) == 1 else
+                   Message("%(players)s tie on %(count)s treasures and on %(hand)s cards in hand: nothing more separates them.",
+                           players=[g.name(q) for q in best], count=most, hand=hand))
         if len(best) == 1:
             _game_over(g, best, "dungeon_empty", Message("The dungeon is empty: %(player)s wins with %(count)s treasures.",
-                                                         player=g.name(best[0]), count=most))
+                                                         player=g.name(best[0]), count=most), tie)
         else:
             _game_over(g, [], "dungeon_empty", Message("The dungeon is empty: %(players)s tie on %(count)s treasures and hand size: a draw.",
-                                                       players=[g.name(q) for q in best], count=most))
+                                                       players=[g.name(q) for q in best], count=most), tie)
         return
     g.work["turn"] = g.next_active(revealer)
     g.work["phase"] = "reveal"
 
 
-def _game_over(g: _Game, winners: list[int], reason: str, text: Message) -> None:
+def _game_over(g: _Game, winners: list[int], reason: str, text: Message, tie_break: Message | None = None) -> None:
+    """The game ends: ``tie_break`` says how players level on the end condition were told apart (or not)."""
     g.work["phase"] = "over"
-    g.work["result"] = {"winners": winners, "reason": reason, "text": text}
+    g.work["result"] = {"winners": winners, "reason": reason, "text": text, "tie_break": tie_break}
     g.say(text)

@@ -21,6 +21,7 @@ from companion.games.kingdoms.operations import (CANVAS, NOT_GIVEN, PARSERS, Ope
                                                  SetTurn, TurnDown)
 from companion.games.kingdoms.options import OPTION_HELP, Options, rulings_view
 from companion.games.kingdoms.pieces import FACE_DOWN_PIECE, TERRITORY_PILE, Piece, PieceKind, Seating, piece_for
+from companion.games.kingdoms.result import result as kingdoms_result
 from companion.games.kingdoms.scoring import BoardScore, score
 from companion.messages import CardName, Message
 
@@ -378,6 +379,10 @@ class KingdomsEngine:
 
     def option_defaults(self, players: int = CATALOGUE_PLAYERS) -> dict[str, Any]:
         return Options.defaults(players).to_json()
+
+    def result(self, state: KingdomsState) -> dict[str, Any]:
+        """The scores and how they came about (each round's castles, the supplies), and the totals by round."""
+        return kingdoms_result(state, self.score_board(state) if state.board else None)
 
     def audit(self, state: KingdomsState) -> list[str]:
         """Kingdoms keeps no hidden cards to account for: the engine refuses any card a grid cannot hold."""

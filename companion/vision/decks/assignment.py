@@ -19,7 +19,7 @@ UNPLACED_COST = 6.0
 # a fan each card shows one index, read at any turn, and without it a lone card's margin was at most
 # its second-best code at another turn plus SECOND_CORNER_COST (it could "be the other corner" of
 # that code, its own code left empty): over 12 drawn photos of four fanned hands of 13
-# (``python -m vision_models.fanned_teaching --angles 9 11 13 16 --seeds 0 1 2``) cards asked went
+# (``python -m vision_models.checks.fanned_teaching --angles 9 11 13 16 --seeds 0 1 2``) cards asked went
 # 94 -> 78, none placed wrong that was not before; 1, 2 and 3 gave the same. Placement is unchanged:
 # only how sure the assignment is of it.
 MISSING_CARD_COST = 1.0

@@ -22,7 +22,7 @@ from companion.vision.grouping import DISAGREEING_BEARING_DEG, MIN_SPAN, OPPOSIT
 # it out: the drawn deck's 8C, read 8S at 0.97 at both corners, rightly fills the 8C hole 3.25 nats
 # below), or given the code's second-corner place although it is a whole card (both corners read),
 # or while a code of the deck went unplaced (the card the copy replaced), or while neither card is
-# sure. Measured with ``python -m vision_models.deck_copies lattmann tigullio neoclassical_4_color
+# sure. Measured with ``python -m vision_models.checks.deck_copies lattmann tigullio neoclassical_4_color
 # plastic [--lossless]`` (EVALUATION.md, held-out decks, 12 spreads of each kind): normal photos
 # flagged 0 (as JPEG) and 2 (as drawn), none saveable without the rule either; a card replaced by a
 # copy named in 12 / 11 (a seeded card), 12 / 11 (its left neighbour's copy), 10 / 11 (the copy of

@@ -50,7 +50,7 @@ def back_scan_histograms(image: np.ndarray) -> list[np.ndarray]:
 
     A scan's pattern keeps its colours apart; a camera sees a card 70-100 px wide, where they blend,
     under dimmer or brighter light and with noise. One clean histogram kept only 36 of 81 real backs
-    of the held-out lattmann deck (`python -m vision_models.negatives_check --learn-from images`).
+    of the held-out lattmann deck (`python -m vision_models.checks.negatives_check --learn-from images`).
     """
     rng = np.random.default_rng(0)
     histograms = []

@@ -17,7 +17,7 @@ from companion.vision.grouping import CORNER_SPAN, ROTATIONS, IndexReading, choo
 
 # The detector's index threshold while learning: the assignment leaves stray boxes unplaced, and a
 # missed index is a card the player must name. In a whole-deck spread of the held-out 'plastic' deck
-# the shipped 0.6 found none of its court cards' indices and 0.3 all of them (vision_models.deck_check).
+# the shipped 0.6 found none of its court cards' indices and 0.3 all of them (vision_models.checks.deck_check).
 LEARN_INDEX_CONF = 0.3
 # A face-down card in a learning photo is taken as the deck's back only when this sure.
 LEARN_BACK_CONF = 0.6

@@ -42,7 +42,7 @@ INK_COLOUR_WEIGHT = 0.25
 BACK_BINS = (18, 8)
 # Where a learned deck recognises no index (below its none-floor), the general classifier's reading
 # stands where it is more than this sure (see arbitrate). Measured on the real decks (python -m
-# vision_models.real_deck_check; EVALUATION.md, "Real decks"), learned F1 on the other photos with
+# vision_models.checks.real_deck_check; EVALUATION.md, "Real decks"), learned F1 on the other photos with
 # 0.5 / 0.8 / 0.9 / 0.95: piercebriney taught by iPhone read by the Pi camera 0.840 / 0.840 / 0.825 /
 # 0.835, the other way 0.966 / 0.977 / 1.000 / 1.000 (unlearned 0.500 and 0.976); kentdoan and
 # camdowless alike at every value (0.958, 1.000).

@@ -3,7 +3,7 @@
     result = teach(detector, ["spread.jpg"], "home")            # or teach(detector, ["cards/"], "home")
     if result.complete: DeckStore(data).save(result.profile)
 
-The command line, the checks on real decks (``vision_models.real_deck_check``) and anything else that
+The command line, the checks on real decks (``vision_models.checks.real_deck_check``) and anything else that
 teaches from files go through here, so what is measured is what a player gets.
 """
 from __future__ import annotations

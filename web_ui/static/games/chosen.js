@@ -129,7 +129,10 @@
         h("button.secondary", { type: "button", onclick: () => ctx.openEvent({ type: "send", card: "JS", medicine: [], discard: [] }) }, _("send with medicine / discards…")),
         h("button", { type: "button", onclick: () => ctx.send({ type: "end_turn" }) }, _("end turn")))) : null;
 
-      return h("div", head, reveal, actions, mat(state), rings, players, teams, Screens.engineLog(state), Screens.rulings(state));
+      const scores = (state.players || []).map((p) => [p.name, p.score]);
+      const chart = Screens.scoreChart(_("Chips home by turn"), (turn.number || 0) + ":" + scores.map((s) => s[1]).join(","),
+        _("Chips home by turn") + ": " + Screens.scoresSaid(scores));
+      return h("div", head, reveal, actions, mat(state), rings, players, teams, chart, Screens.engineLog(state), Screens.rulings(state));
     },
     templates() {
       return [

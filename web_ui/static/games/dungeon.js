@@ -124,6 +124,8 @@
       return h("div", head, doubling(state), battlefield(state, ctx), lastVerdict(state),
         h("section.players", state.players.map((p) => playerPanel(state, p, ctx, colours))),
         h("section.card-panel", h("h2", _("Exile")), cards(state.exile)),
+        Screens.scoreChart(_("Treasures by encounter"), state.encounters + ":" + state.players.map((p) => p.treasures.length).join(","),
+          _("Treasures by encounter") + ": " + Screens.scoresSaid(state.players.map((p) => [p.name, p.treasures.length]))),
         Screens.engineLog(state), Screens.rulings(state));
     },
     templates(state) {

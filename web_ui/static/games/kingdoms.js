@@ -1,5 +1,5 @@
 /* Kingdoms: the grid as the table has it, each castle's score with its explanation on tap, round and
-   total scores, castles left per player, and a chart of totals by round. Built from KingdomsEngine.view().
+   total scores, castles left per player, and the chart of totals by round (drawn by the server). Built from KingdomsEngine.view().
    Cells are the engine's canvas cells [row, col]; explanations use the grid's own cells (grid_cell). */
 "use strict";
 (() => {
@@ -181,36 +181,11 @@
       chosen ? h("ul.explain", explanation(chosen.text).map((line) => h("li", line))) : h("p.hint", _("Tap a castle for its score explained.")));
   }
 
+  /** The totals by round: the server's chart (the result page's own), keyed by the scored rounds. */
   function chart(state) {
     const players = state.players || [];
-    const rounds = state.rounds || 3;
-    const width = 320, height = 160, pad = 28;
-    const series = players.map((p) => {
-      let sum = 0;
-      return [0, ...p.round_scores.map((s) => (sum += s))];
-    });
-    const values = series.flat();
-    const min = Math.min(0, ...values), max = Math.max(10, ...values);
-    const x = (i) => pad + (i * (width - 2 * pad)) / rounds;
-    const y = (v) => height - pad - ((v - min) * (height - 2 * pad)) / (max - min || 1);
-    const { svg, add } = Screens.svgDrawing("0 0 " + width + " " + height, _("total score by round"));
-    add("line", { x1: pad, y1: y(0), x2: width - pad, y2: y(0), stroke: "#9ca3af" });
-    for (let i = 0; i <= rounds; i++) add("text", { x: x(i), y: height - 8, "font-size": 10, "text-anchor": "middle" }, i === 0 ? _("start") : _("R%(n)s", { n: i }));
-    add("text", { x: 4, y: y(max) + 4, "font-size": 10 }, String(max));
-    add("text", { x: 4, y: y(min) + 4, "font-size": 10 }, String(min));
-    const colours = kingdomColours(state);
-    
-    // End labels sorted by height and kept at least 11 px apart so close totals stay readable.
-    const labelY = {};
-    series.map((points, i) => [y(points[points.length - 1]), i]).sort((a, b) => a[0] - b[0])
-      .reduce((previous, [at, i]) => { labelY[i] = Math.max(at - 4, previous + 11); return labelY[i]; }, -Infinity);
-    series.forEach((points, i) => {
-      const colour = colours[players[i].name];
-      add("polyline", { points: points.map((v, j) => x(j) + "," + y(v)).join(" "), fill: "none", stroke: colour, "stroke-width": 3, class: "series", "data-player": players[i].name });
-      points.forEach((v, j) => add("circle", { cx: x(j), cy: y(v), r: 3.5, fill: colour }));
-      add("text", { x: x(points.length - 1) + 5, y: labelY[i], "font-size": 10, fill: colour }, players[i].name + " " + points[points.length - 1]);
-    });
-    return h("section.card-panel.chart", h("h2", _("Totals by round")), svg);
+    return Screens.scoreChart(_("Totals by round"), JSON.stringify(state.round_scores || []),
+      _("total score by round") + ": " + Screens.scoresSaid(players.map((p) => [p.name, p.total])));
   }
 
   function scoreTable(state) {

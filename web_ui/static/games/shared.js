@@ -132,5 +132,24 @@ const Screens = (() => {
     return [String(e.type || _("event")).replace(/_/g, " "), ...Object.entries(e).filter(([k]) => k !== "type").map(([k, v]) => k + " " + (typeof v === "object" ? JSON.stringify(v) : v))].join(", ");
   }
 
-  return { playerColours, colourStyle, rulings, engineLog, progress, askNumber, svgDrawing, describeEvent, zoneName, parity, GUILD_NAMES };
+  /** The scores through the game, drawn by the server as the result page draws them (web_ui/charts.py: one
+      chart for every game), as an image under a link to the result page. ``key`` names what it draws (the
+      scores so far): a new key is a new address, so the phone asks again only when the chart changed.
+      ``label`` says it in words for a screen reader. */
+  function scoreChart(title, key, label) {
+    const app = document.getElementById("app");
+    if (!app || !app.dataset.resultChart) return null;
+    // The picture carries its own title (it is the file the result page shares too): none twice here.
+    return h("section.card-panel.chart.table-chart", { "aria-label": title },
+      h("img", { src: app.dataset.resultChart + "?v=" + encodeURIComponent(key), alt: label, width: 360, height: 230 }),
+      h("p", h("a.link-button", { href: app.dataset.result }, _("The result: ranking and how each score came about"))));
+  }
+
+  /** "Ann 12, Bo 30": each player's score, in a sentence for the chart's label. */
+  function scoresSaid(pairs) {
+    return I18n.list(pairs.map(([name, value]) => _("%(player)s %(score)s", { player: name, score: value })));
+  }
+
+  return { playerColours, colourStyle, rulings, engineLog, progress, askNumber, svgDrawing, describeEvent, zoneName, parity, GUILD_NAMES,
+           scoreChart, scoresSaid };
 })();

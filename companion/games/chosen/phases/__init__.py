@@ -1,0 +1,1 @@
+"""The event handlers of The Chosen, one module per phase (package-internal: the engine dispatches to them)."""

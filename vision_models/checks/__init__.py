@@ -1,0 +1,1 @@
+"""Checks: the shipped (or a candidate) models measured on real photos, rendered scenes and recordings."""
