@@ -78,3 +78,27 @@ def test_the_phone_reads_with_the_tables_learned_deck_and_says_its_backend(tmp_p
     assert "kentdoan" in said and "WebAssembly" in said, said
     assert camera["feed"]["reader"]["backend"] == "wasm" and camera["deck"]["reading_with"] is None, camera
     assert "readerFallback" not in after and after["readerDeck"] == "", after.get("readerFallback")
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_the_camera_page_says_where_the_phone_reads_and_why(tmp_path, locale):
+    """The camera dialog says which backend reads and why, in the page's language: headless Chromium here
+    gives no WebGPU device (the suite's --disable-gpu), so WebAssembly with SIMD and the worker's threads
+    (the page is cross-origin isolated), and that WebGPU is missing."""
+    frames = recording_frames("dungeon")[:1]
+    video = tmp_path / "camera.y4m"
+    write_y4m(frames, video, [4], Y4M_FPS)
+    with running_server(tmp_path / "data", CAMERA_DETECTION=False) as (base, app):
+        table, pin = app.extensions["registry"].create("chosen", {"players": ["Ann", "Bo"], "seed": 5})
+        with phone_camera(base, table.id, pin, video, locale=locale) as (page, errors):
+            page.wait_for_selector("#camera-reader:not([hidden])", timeout=240000)
+            said = page.inner_text("#camera-reader")
+            seen = page.evaluate("({...document.body.dataset})")
+            assert errors == []
+    assert seen["readerBackend"] == "wasm" and seen["readerWebgpu"] == "no WebGPU adapter", seen
+    threads = int(seen["readerThreads"])
+    if locale == "zh-CN":
+        assert said == f"用 WebAssembly（SIMD，{threads} 个线程）识牌：浏览器在这部手机上没有提供 WebGPU 设备。", said
+    else:
+        plural = "thread" if threads == 1 else "threads"
+        assert said == f"Reading on WebAssembly with SIMD and {threads} {plural}: the browser offers no WebGPU device on this phone.", said

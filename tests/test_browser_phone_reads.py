@@ -135,3 +135,72 @@ def test_the_phone_reads_a_recording_itself_and_the_referee_reaches_its_truth(tm
     assert comparable(server["state"]) == expected, "the server's own reader at this pace stops short of the truth"
     assert comparable(state) == expected
     # (the camera events may differ in number: a card read a little differently can come as two events, not one)
+
+
+# -- at the recording's own frame rate (issue 29) --------------------------------------------------------
+# The fake camera plays every frame of the recording once, at its own rate (6 a second), the first held
+# OWN_LEAD_SECONDS while the page loads its networks and reads that frame in full (about 30 s on 2 cores at a
+# load average of 25, most of it compiling the two sessions and the first full reading), the last
+# FINAL_SECONDS; the page reads what changed
+# since the frame it read before (reader_core.js makeIncrementalReader), whichever frame the camera shows
+# when it is ready for the next. No pace is chosen for the page: what it misses, the table misses.
+OWN_LEAD_SECONDS = 45.0
+NEW_SEED = 29   # a recording no test or tuning has seen, rendered by `companion demo render`
+
+
+@pytest.fixture(scope="module")
+def new_seed_recording(tmp_path_factory):
+    """The Chosen rendered from a new seed, as the shipped demos were (960×720, 6 frames a second, mp4)."""
+    from companion.cli import main
+
+    out = tmp_path_factory.mktemp("rendered") / f"chosen-{NEW_SEED}"
+    assert main(["demo", "render", "--game", "chosen", "--seed", str(NEW_SEED), "--out", str(out), "--video",
+                 "--size", "960x720", "--fps", "6"]) == 0
+    return out
+
+
+@pytest.mark.parametrize("run", range(3))
+@pytest.mark.parametrize("recording", ["dungeon", "chosen", "kingdoms", f"chosen-seed-{NEW_SEED}"])
+def test_the_phone_reads_a_recording_at_its_own_frame_rate_and_reaches_its_truth(tmp_path, recording, run, request):
+    import json
+
+    from companion.synthetic.recording import replay_truth
+    from companion.table.demos import demo_dir
+
+    from helpers.video import video_frames
+
+    folder = request.getfixturevalue("new_seed_recording") if "seed" in recording else demo_dir(recording)
+    truth = json.loads((folder / "truth.json").read_text())
+    game, fps = truth["game"], round(truth["fps"])
+    frames = video_frames(folder / "recording.mp4")
+    repeats = [1] * len(frames)
+    repeats[0] += round(OWN_LEAD_SECONDS * fps)
+    repeats[-1] += round(FINAL_SECONDS * fps)
+    video = tmp_path / "camera.y4m"
+    write_y4m(frames, video, repeats, fps)
+    seconds = sum(repeats) / fps
+    with running_server(tmp_path / "data", SSE_MAX_SECONDS=900.0, CAMERA_DETECTION=False, READER_SLOW_MS=60000.0) as (base, app):
+        from helpers.web import request as ask
+
+        assert ask(base, "GET", "/api/models")[0] == 200   # the server makes its classifier copies before the camera plays
+        table, _pin = app.extensions["registry"].create(game, truth["setup"])
+        for event in truth.get("setup_events", []):
+            table.submit(event, source="referee")
+        with phone_camera(base, table.id, _pin, video) as (page, errors):
+            page.wait_for_selector("#camera-video:not([hidden])", timeout=60000)
+            started = time.monotonic()   # the fake camera plays from here
+            page.wait_for_selector("body[data-detections-sent]", timeout=OWN_LEAD_SECONDS * 1000)
+            lead_used = time.monotonic() - started
+            page.wait_for_timeout(max(0.0, seconds - 0.5 - (time.monotonic() - started)) * 1000)
+            posts = int(page.evaluate("document.body.dataset.detectionsSent"))
+            reader = page.evaluate("document.body.dataset.reader")
+            page.click("#camera-stop")
+            assert errors == []
+        status = app.extensions["camera"].feeds[table.id].status()
+        state = table.snapshot()
+    played = seconds - OWN_LEAD_SECONDS - FINAL_SECONDS
+    print(f"{recording} run {run}: {len(frames)} frames at {fps} a second ({played:.0f} s), the first read {lead_used:.1f} s "
+          f"into the lead; {posts} posts ({posts / (seconds - lead_used):.1f} a second), {status['camera_events']} camera "
+          f"events; truth: {len(truth['events'])} events")
+    assert reader == "browser" and status["reader"]["kind"] == "browser"
+    assert comparable(state) == comparable(replay_truth(truth))

@@ -1,6 +1,7 @@
 """The phone's own reader on WebGPU: headless Chromium gives WebGPU an adapter only with
 ``--enable-unsafe-webgpu`` (SwiftShader, the GPU emulated on the CPU: most of a minute a photo, so two),
-and then the worker reads on it, at the server's precision where its check run at start passes (else the
+and then the worker, asked for a software adapter too (``webgpu-software``: by default it reads on
+WebAssembly beside one, as a phone should), reads on it, at the server's precision where its check run at start passes (else the
 f32 networks), as companion.vision reads at that precision: the same boxes (within 2 px), codes and turns.
 Without the flag (the suite's ARGS: no GPU) there is no adapter and it reads on WebAssembly
 (test_browser_reader.py, test_browser_phone_reader.py)."""
@@ -25,7 +26,7 @@ def test_the_webgpu_reader_reads_what_the_server_reads(tmp_path):
 
     frames = [photos()[k] for k in PHOTOS]
     with running_server(tmp_path / "data", CAMERA_DETECTION=False) as (base, app):
-        with browser_reader(base, args=WEBGPU_ARGS, timeout_ms=600_000) as reader:
+        with browser_reader(base, args=WEBGPU_ARGS, timeout_ms=600_000, backends=["webgpu-software", "wasm"]) as reader:
             assert reader.ready["backend"] == "webgpu" and reader.ready["webgpu"] == "used", reader.ready
             detector = Detector.load(tile="auto", precision=reader.ready["precision"])
             problems, read = {}, 0
@@ -46,3 +47,11 @@ def test_without_an_adapter_the_reader_says_so_and_reads_on_webassembly(tmp_path
             assert reader.ready["backend"] == "wasm" and reader.ready["webgpu"] == "no WebGPU adapter", reader.ready
             frame = photos()[0][1]
             assert len(reader.read(frame)["indices"]) >= 2
+
+
+def test_a_software_adapter_is_not_taken_for_a_gpu(tmp_path):
+    """SwiftShader's adapter (the GPU emulated on the CPU, most of a minute a frame here) is no phone's GPU:
+    by default the worker reads on WebAssembly beside it and says why."""
+    with running_server(tmp_path / "data", CAMERA_DETECTION=False) as (base, app):
+        with browser_reader(base, args=WEBGPU_ARGS) as reader:
+            assert reader.ready["backend"] == "wasm" and reader.ready["webgpu"] == "software WebGPU adapter", reader.ready

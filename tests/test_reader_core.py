@@ -133,3 +133,59 @@ def test_the_phone_judges_a_hand_over_the_table_as_the_server_does(tmp_path):
     expected = [skin_fraction(f) for f in chosen]
     assert [s >= threshold for s in shares] == [e >= threshold for e in expected]
     assert np.abs(np.array(shares) - np.array(expected)).max() <= 0.0005, list(zip(shares, expected))
+
+
+GREY_SCRIPT = """
+const core = require(process.argv[2]);
+const fs = require("fs");
+const job = JSON.parse(fs.readFileSync(process.argv[3]));
+const out = job.images.map((entry) => {
+  const image = { width: entry.width, height: entry.height, data: new Uint8Array(fs.readFileSync(entry.pixels)) };
+  return Buffer.from(core.smallGrey(image, job.shrink).data).toString("base64");
+});
+const iou = job.ious.map(([box, boxes]) => Array.from(core.boxIou(box, Float32Array.from(boxes.flat()))));
+process.stdout.write(JSON.stringify({ out, iou }));
+"""
+
+
+def test_the_page_compares_frames_as_the_server_does(tmp_path):
+    """reader_core.js smallGrey (the grey copy, shrunk, that makeIncrementalReader compares frame with
+    frame) is companion.vision.incremental's ``_small`` exactly (cv2's BGR2GRAY, INTER_AREA) on demo
+    frames and real photos at a camera's usual sizes (a whole ratio), and within one grey level at a
+    size that is none; its box_iou is decode.box_iou's, float32 for float32."""
+    import base64
+
+    from companion.vision.decode import box_iou
+    from companion.vision.incremental import SHRINK, IncrementalReader
+
+    images, expected = [], []
+    for k, frame in enumerate(frames()):
+        for width, height in ((960, 720), (1280, 720), (640, 480), (1278, 717)):
+            resized = cv2.resize(frame, (width, height), interpolation=cv2.INTER_LINEAR)
+            path = tmp_path / f"frame{k}-{width}.rgb"
+            path.write_bytes(np.ascontiguousarray(resized[:, :, ::-1]).tobytes())
+            images.append({"width": width, "height": height, "pixels": str(path)})
+            expected.append(IncrementalReader._shrunk(cv2.cvtColor(resized, cv2.COLOR_BGR2GRAY)))
+    rng = np.random.default_rng(7)
+    ious = []
+    for _ in range(20):
+        corners = rng.uniform(0, 900, (9, 2)).astype(np.float32)
+        sizes = rng.uniform(2, 60, (9, 2)).astype(np.float32)
+        boxes = np.concatenate([corners, corners + sizes], 1)
+        ious.append((boxes[0], boxes[1:]))
+    (tmp_path / "job.json").write_text(json.dumps({"shrink": SHRINK, "images": images,
+                                                   "ious": [[box.tolist(), boxes.tolist()] for box, boxes in ious]}))
+    (tmp_path / "grey.js").write_text(GREY_SCRIPT)
+    result = subprocess.run([node(), str(tmp_path / "grey.js"), str(CORE), str(tmp_path / "job.json")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    for entry, want, data in zip(images, expected, out["out"]):
+        got = np.frombuffer(base64.b64decode(data), np.uint8).reshape(want.shape)
+        difference = np.abs(got.astype(int) - want.astype(int))
+        if entry["width"] % SHRINK == 0 and entry["height"] % SHRINK == 0:
+            assert difference.max() == 0, f"{entry['width']}×{entry['height']}: {np.count_nonzero(difference)} cells differ"
+        else:
+            assert difference.max() <= 1, f"{entry['width']}×{entry['height']}"
+    for (box, boxes), got in zip(ious, out["iou"]):
+        assert np.array_equal(np.array(got, np.float32), box_iou(box, boxes)), (box, boxes)

@@ -153,3 +153,34 @@ def test_a_deck_too_large_for_a_phone_is_refused_with_why(tmp_path, monkeypatch)
     table = client.post("/api/tables", json={"game": "chosen", "players": ["Ann", "Bo"]}).get_json()
     response = client.get(f"/api/tables/{table['id']}/deck/profile")
     assert response.status_code == 413 and "big" in response.get_json()["error"]
+
+
+def test_the_pages_classifier_copy_reads_a_frames_crops_in_one_run_as_one_by_one(client):
+    """The classifier's embedding copy the page runs takes any number of crops a run (a free batch
+    dimension) and gives each crop what a run of its own gives: the page classifies a frame's crops in one run."""
+    import numpy as np
+    import onnxruntime
+
+    answer = client.get("/api/models").get_json()
+    entry = answer["classifier"]["embedding"]["int8"]
+    session = onnxruntime.InferenceSession(client.get(entry["url"]).data, providers=["CPUExecutionProvider"])
+    size = answer["classifier"]["imgsz"]
+    crops = np.random.default_rng(3).random((5, 3, size, size), dtype=np.float32)
+    name = session.get_inputs()[0].name
+    together = session.run(None, {name: crops})
+    for k in range(len(crops)):
+        alone = session.run(None, {name: crops[k:k + 1]})
+        for joint, single in zip(together, alone):
+            assert np.allclose(joint[k], single[0], atol=1e-5)
+    assert together[0].shape[0] == len(crops)
+
+
+def test_the_pages_incremental_reading_takes_the_servers_constants(client):
+    from companion.vision import incremental
+
+    told = client.get("/api/models").get_json()["contract"]["incremental"]
+    assert told == {"shrink": incremental.SHRINK, "changed_levels": incremental.CHANGED_LEVELS,
+                    "same_box_iou": incremental.SAME_BOX_IOU, "recheck_every": incremental.RECHECK_EVERY_FRAMES,
+                    "whole_pass_every_changed": incremental.WHOLE_PASS_EVERY_CHANGED,
+                    "settled_after_readings": incremental.SETTLED_AFTER_READINGS,
+                    "keep_above_confidence": incremental.KEEP_ABOVE_CONFIDENCE}

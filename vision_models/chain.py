@@ -246,6 +246,7 @@ def export_done() -> bool:
 
 
 def export(target: Path = CANDIDATE, weights: str = "best.pt") -> None:
+    (CHAIN / f"readings-{target.name}.pkl").unlink(missing_ok=True)  # readings of the weights this replaces
     from vision_models.train.first_run import offline_environment
 
     offline_environment()
@@ -291,6 +292,8 @@ def interim() -> None:
     if target.exists():
         shutil.rmtree(target)
     export(target, "best.pt")
+    # the cached readings are keyed by the options, which name the same folder each time: read anew
+    (CHAIN / f"readings-{target.name}.pkl").unlink(missing_ok=True)
     check(target, CHAIN / "check-interim.json")
 
 

@@ -27,7 +27,7 @@ from companion.table import pipeline
 from companion.vision import decode as decoding
 from companion.vision import detector as reading
 from companion.vision.letterbox import PAD_VALUE
-from companion.vision import ink
+from companion.vision import incremental, ink
 from companion.vision.decks import profile as decks
 from companion.vision.models import (ModelsManifest, WeightsMissingError, default_weights_dir, models_fingerprint,
                                      onnx_with_embedding)
@@ -85,13 +85,14 @@ def runtime() -> dict | None:
 
 
 def embedding_copy(path: Path) -> bytes | None:
-    """The classifier file with its embedding output (companion.vision.models.onnx_with_embedding), made once
-    while the file stays the same; None where it cannot be made here (no onnx package)."""
+    """The classifier file with its embedding output and a free batch dimension (companion.vision.models.
+    onnx_with_embedding: the page classifies a frame's crops in one run), made once while the file stays the
+    same; None where it cannot be made here (no onnx package)."""
     stat = path.stat()
     key = (str(path), stat.st_mtime, stat.st_size)
     with _hashes_lock:
         if key not in _embedding_copies:
-            _embedding_copies[key] = onnx_with_embedding(path)
+            _embedding_copies[key] = onnx_with_embedding(path, free_batch=True)
         return _embedding_copies[key]
 
 
@@ -151,6 +152,12 @@ def models():
             "index_class": reading.INDEX_CLASS, "back_class": reading.BACK_CLASS, "none_class": reading.NONE_CLASS,
             "rotations": list(reading.ROTATIONS), "tile": "auto",
             # a hand over the table (companion.table.pipeline.skin_fraction): the reader says so in each post
+            # what changed since the frame read before (companion.vision.incremental): the page reads a camera's frames so
+            "incremental": {"shrink": incremental.SHRINK, "changed_levels": incremental.CHANGED_LEVELS,
+                            "same_box_iou": incremental.SAME_BOX_IOU, "recheck_every": incremental.RECHECK_EVERY_FRAMES,
+                            "whole_pass_every_changed": incremental.WHOLE_PASS_EVERY_CHANGED,
+                            "settled_after_readings": incremental.SETTLED_AFTER_READINGS,
+                            "keep_above_confidence": incremental.KEEP_ABOVE_CONFIDENCE},
             "skin": {"width": pipeline.SKIN_WIDTH, "ycrcb_low": list(pipeline.SKIN_YCRCB_LOW),
                      "ycrcb_high": list(pipeline.SKIN_YCRCB_HIGH), "occluder_fraction": pipeline.PipelineConfig().occluder_fraction},
         },

@@ -170,14 +170,20 @@ def _expose_embedding(model) -> bool:
     return True
 
 
-def onnx_with_embedding(path: Path) -> bytes | None:
+def onnx_with_embedding(path: Path, free_batch: bool = False) -> bytes | None:
     """The classifier's graph with its pooled features as a second output named ``embedding`` (as the
-    learned decks read them), batch size as exported; None without the ``onnx`` package or a final Gemm.
-    A phone's reader (web_ui.models) runs this copy to read with a learned deck."""
+    learned decks read them), batch size as exported, or free where ``free_batch`` asks and the graph
+    allows it (see ``_batchable_onnx``: the same numbers, any number of crops a run); None without the
+    ``onnx`` package or a final Gemm. A phone's reader (web_ui.models) runs this copy: every crop of a
+    frame in one run, and a learned deck's features."""
     try:
         import onnx
     except ImportError:
         return None
+    if free_batch:
+        made = _batchable_onnx(path, embedding=True)
+        if made is not None:
+            return made
     model = onnx.load(str(path))
     if EMBEDDING_OUTPUT in [output.name for output in model.graph.output]:
         return model.SerializeToString()

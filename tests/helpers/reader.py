@@ -17,7 +17,7 @@ FRAME_PATH = "/__test-frame/"
 INIT_TIMEOUT_MS = 120_000
 READ_TIMEOUT_MS = 120_000
 
-START = """async ({worker, models, precision, deck, backends}) => {
+START = """async ({worker, models, precision, deck, backends, threads}) => {
   const answer = await (await fetch(models)).json();
   if (precision) answer.precision = precision;
   const profile = deck ? await (await fetch(deck)).json() : null;
@@ -30,12 +30,13 @@ START = """async ({worker, models, precision, deck, backends}) => {
   };
   const ask = (key, message) => new Promise((resolve, reject) => { waiting.set(key, [resolve, reject]); reader.postMessage(message); });
   let next = 0;
-  window.__readFrame = async (url, width, height, indexPx) => {
+  window.__readFrame = async (url, width, height, indexPx, whole) => {
     const rgb = await (await fetch(url)).arrayBuffer();
     const id = ++next;
-    return ask(id, {type: "read", id, width, height, rgb, indexPx}, [rgb]);
+    return ask(id, {type: "read", id, width, height, rgb, indexPx, whole}, [rgb]);
   };
-  const ready = await ask("init", {type: "init", models: answer, deck: profile && profile.deck ? profile : null, backends});
+  window.__resetReader = async () => { const id = ++next; return ask(id, {type: "reset", id}); };
+  const ready = await ask("init", {type: "init", models: answer, deck: profile && profile.deck ? profile : null, backends, threads});
   return {...ready, isolated: self.crossOriginIsolated, precision: answer.precision, models: answer.models};
 }"""
 
@@ -44,36 +45,43 @@ class BrowserReader:
     """One page of the server with the reader's worker started in it."""
 
     def __init__(self, page, base: str, precision: str | None = None, deck: str | None = None,
-                 backends: list[str] | None = None):
+                 backends: list[str] | None = None, threads: int | None = None):
         self.page, self.base = page, base
         self._frames: dict[str, bytes] = {}
         self._count = itertools.count()
         page.route(f"{base}{FRAME_PATH}**", self._serve)
         page.goto(f"{base}/")
         self.ready = page.evaluate(START, {"worker": f"{base}/static/reader_worker.js", "models": f"{base}/api/models",
-                                                 "precision": precision, "deck": deck and f"{base}{deck}", "backends": backends})
+                                                 "precision": precision, "deck": deck and f"{base}{deck}", "backends": backends,
+                                                 "threads": threads})
 
     def _serve(self, route) -> None:
         body = self._frames.pop(route.request.url.rsplit("/", 1)[1])
         route.fulfill(status=200, body=body, headers={"Content-Type": "application/octet-stream"})
 
-    def read(self, frame_bgr: np.ndarray, index_px: float | None = None) -> dict:
-        """{indices: [{box, score, code, code_score, turn}], backs: [{box, score}], ms} of one BGR frame."""
+    def read(self, frame_bgr: np.ndarray, index_px: float | None = None, whole: bool = True) -> dict:
+        """{indices: [{box, score, code, code_score, turn}], backs: [{box, score}], ms, work, detect_ms,
+        classify_ms} of one BGR frame: read in full (``whole``, as ``Detector.read``), or as the next frame
+        of a camera, re-reading what changed since the frame read before (as ``IncrementalReader``)."""
         name = str(next(self._count))
         self._frames[name] = np.ascontiguousarray(frame_bgr[:, :, ::-1]).tobytes()
         height, width = frame_bgr.shape[:2]
-        return self.page.evaluate("([url, w, h, px]) => window.__readFrame(url, w, h, px)",
-                                  [f"{self.base}{FRAME_PATH}{name}", width, height, index_px])
+        return self.page.evaluate("([url, w, h, px, whole]) => window.__readFrame(url, w, h, px, whole)",
+                                  [f"{self.base}{FRAME_PATH}{name}", width, height, index_px, whole])
+
+    def reset(self) -> None:
+        """The next frame read incrementally is a camera's first (a fresh IncrementalReader)."""
+        self.page.evaluate("() => window.__resetReader()")
 
 
 @contextlib.contextmanager
 def browser_reader(base: str, precision: str | None = None, deck: str | None = None, backends: list[str] | None = None,
-                   args: list[str] | None = None, timeout_ms: int = READ_TIMEOUT_MS):
+                   args: list[str] | None = None, timeout_ms: int = READ_TIMEOUT_MS, threads: int | None = None):
     """Headless Chromium (Debian's) with one page of the server at ``base`` and its reader started
     (``precision``: "int8" or "f32" instead of what the server's reader loads; ``deck``: the path of a
     table's deck profile to read with, GET /api/tables/<id>/deck/profile; ``backends``: the worker's
     choice, default WebGPU where there is an adapter, else WebAssembly; ``args``: Chromium's, instead of ARGS;
-    ``timeout_ms``: for the start and each frame)."""
+    ``timeout_ms``: for the start and each frame; ``threads``: WebAssembly's, instead of the worker's choice)."""
     from playwright import sync_api
 
     require_chromium()
@@ -84,7 +92,7 @@ def browser_reader(base: str, precision: str | None = None, deck: str | None = N
             page.set_default_timeout(timeout_ms)
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
-            reader = BrowserReader(page, base, precision, deck, backends)
+            reader = BrowserReader(page, base, precision, deck, backends, threads)
             reader.errors = errors
             yield reader
         finally:
@@ -92,9 +100,16 @@ def browser_reader(base: str, precision: str | None = None, deck: str | None = N
 
 
 def python_reading(detector, frame: np.ndarray, index_px: float | None = None) -> dict:
-    """companion.vision's reading of the same frame, in the browser reader's shape."""
-    told = detector.expecting_index_px(index_px) if index_px else detector
-    reading = told.read(frame)
+    """companion.vision's reading of the same frame, in the browser reader's shape (``detector``: a
+    ``Detector``, read in full, or an ``IncrementalReader``, told ``index_px`` already, the frame its next)."""
+    from companion.vision.incremental import IncrementalReader
+
+    if isinstance(detector, IncrementalReader):
+        detector.read(frame)
+        reading = detector.last_reading
+    else:
+        told = detector.expecting_index_px(index_px) if index_px else detector
+        reading = told.read(frame)
     return {"indices": [{"box": list(r.box), "score": r.detection_confidence, "code": r.code,
                          "code_score": r.class_confidence, "turn": r.rotation} for r in reading.indices],
             "backs": [{"box": list(box), "score": score} for box, score in reading.backs]}

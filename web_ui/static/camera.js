@@ -139,6 +139,7 @@ window.Camera = (() => {
     let reading = null, fallbackReason = "";
     function fallBack(reason) {
       if (reading) { reading.stop(); reading = null; }
+      $("camera-reader").hidden = true;
       fallbackReason = reason;
       document.body.dataset.readerFallback = reason;
       status.textContent = reason;
@@ -147,7 +148,7 @@ window.Camera = (() => {
 
     $("camera-phone").addEventListener("click", async () => {
       if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-        status.textContent = _("This page cannot use the camera: open it over HTTPS (companion serve --https).");
+        status.textContent = _("This page cannot use the camera: a phone lets only secure (https://) pages use it. Ask whoever runs the companion for its https:// address.");
         return;
       }
       try {
@@ -163,7 +164,8 @@ window.Camera = (() => {
       status.textContent = _("Starting this phone's card reader…");
       reading = window.PhoneReader.start({ video, apiUrl, getPin, modelsUrl: view.closest("dialog").dataset.models,
         workerUrl: view.closest("dialog").dataset.readerWorker,
-        onStatus: (text) => { status.textContent = text; }, onFallback: fallBack });
+        onStatus: (text) => { status.textContent = text; }, onFallback: fallBack,
+        onChoice: (text) => { const line = $("camera-reader"); line.textContent = text; line.hidden = false; } });
     });
     $("camera-server").addEventListener("click", async () => {
       const response = await fetch(apiUrl + "/camera", { method: "POST", headers: { "Content-Type": "application/json", "X-Referee-Pin": getPin() || "" }, body: JSON.stringify({ use: "server" }) });

@@ -7,7 +7,10 @@
    fetched again. The networks run on WebGPU where the browser has it, else WebAssembly (reader.backend).
    When this phone cannot (no WebAssembly, no runtime or models on the server, the models fail to load,
    the table's deck cannot be read here, it reads too slowly, the server refuses its readings) ``onFallback``
-   gets the reason, in the page's language, and camera.js sends frames instead. */
+   gets the reason, in the page's language, and camera.js sends frames instead. ``onChoice`` gets which
+   backend reads and why (WebGPU, or WebAssembly and why not WebGPU), in the page's language.
+   Frames are read as the server reads a camera's: only what changed since the frame read before
+   (reader_core.js makeIncrementalReader, as companion.vision.incremental). */
 "use strict";
 window.PhoneReader = (() => {
   // As a table computer posts (companion/table/remote.py): the server takes 10 a second per table.
@@ -32,7 +35,23 @@ window.PhoneReader = (() => {
     }, "image/jpeg", STILL_QUALITY));
   }
 
-  function start({ video, apiUrl, getPin, modelsUrl, workerUrl, onStatus, onFallback }) {
+  /** Why the worker reads where it does (its "ready" answer), in the page's language. */
+  function choice(ready) {
+    if (ready.backend === "webgpu") return _("Reading on WebGPU: this phone's graphics processor runs the networks.");
+    const reasons = {
+      "no navigator.gpu": _("this browser has no WebGPU"),
+      "no WebGPU adapter": _("the browser offers no WebGPU device on this phone"),
+      "software WebGPU adapter": _("its WebGPU is emulated on the processor, slower than WebAssembly"),
+      "no WebGPU build on the server": _("the server has no WebGPU build of the runtime"),
+      "not asked": _("WebGPU was not asked for"),
+    };
+    const reason = reasons[ready.webgpu] || _("WebGPU could not run the networks (%(error)s)", { error: ready.webgpu });
+    const threads = ready.isolated || ready.threads > 1 ? "" : " " + _("(one thread: the page is not cross-origin isolated)");
+    return ngettext("Reading on WebAssembly with SIMD and %(n)d thread: %(reason)s.", "Reading on WebAssembly with SIMD and %(n)d threads: %(reason)s.",
+      ready.threads, { n: ready.threads, reason }) + threads;
+  }
+
+  function start({ video, apiUrl, getPin, modelsUrl, workerUrl, onStatus, onFallback, onChoice = () => {} }) {
     let stopped = false, worker = null, waiting = null;
     const stop = () => {
       stopped = true;
@@ -101,6 +120,8 @@ window.PhoneReader = (() => {
       document.body.dataset.readerWebgpu = ready.webgpu;
       document.body.dataset.readerPrecision = ready.precision;
       document.body.dataset.readerDeck = ready.deck || "";
+      document.body.dataset.readerThreads = String(ready.threads);
+      onChoice(choice(ready));
       let deckName = ready.deck;
       const slowMs = models.reader.slow_read_ms;
       // A hand over the table, as the server judges its own frames: while one covers it, a card unseen is

@@ -478,9 +478,9 @@
     return { name: profile.deck, version: profile.version, thresholds: profile.thresholds, ink: c.ink, inkKnown: Boolean(colours), read, arbitrate, isBack };
   }
 
-  /** A reader over two async networks: ``detect(tensor)`` → {data, dims} (1×3×T×T in), ``classify(tensor)``
-      → {probabilities, embedding} (1×3×S×S in; the embedding: the pooled features, null when the model has
-      none). ``models`` is GET /api/models; ``deck`` (makeDeck) a learned deck to read with, as
+  /** A reader over two async networks: ``detect(tensor)`` → {data, dims} (1×3×T×T in), ``classify(tensor, n)``
+      → n × {probabilities, embedding} (n×3×S×S in, n crops; the embedding: the pooled features, null when the
+      model has none). ``models`` is GET /api/models; ``deck`` (makeDeck) a learned deck to read with, as
       Detector.with_deck does (null: the general models). */
   function makeReader(models, detect, classify, deck = null) {
     const contract = models.contract, thresholds = models.thresholds;
@@ -562,27 +562,40 @@
       return pick(raw, keep);
     }
 
+    /** Each index box read at its plausible turns: [code or null, confidence, turn] each. Every crop × turn
+        goes to ``classify`` in one call (as Detector.classify_boxes runs them as one batch). */
     async function classifyBoxes(image, boxes) {
       const classes = models.classifier.classes, rotations = contract.rotations, plane = 3 * cropSize * cropSize;
-      const readings = [];
+      if (!boxes.length) return [];
+      const crops = [], turns = [];
       for (const box of boxes) {
-        const cropped = classifierCrop(image, box, cropSize, models.classifier.crop_expand);
-        const rows = rotations.map(() => null), wanted = plausibleTurns(box, contract), embeddings = [];
+        crops.push(classifierCrop(image, box, cropSize, models.classifier.crop_expand));
+        turns.push(plausibleTurns(box, contract));
+      }
+      const count = turns.reduce((n, wanted) => n + wanted.length, 0), tensor = new Float32Array(count * plane);
+      let at = 0;
+      crops.forEach((cropped, k) => { for (const turn of turns[k]) cropTensor(cropped, turn, tensor, plane * at++); });
+      const outs = await classify(tensor, count);
+      const readings = [];
+      at = 0;
+      for (let k = 0; k < boxes.length; k++) {
+        const rows = rotations.map(() => null), wanted = turns[k], embeddings = [];
         for (const turn of wanted) {
-          const tensor = new Float32Array(plane);
-          cropTensor(cropped, turn, tensor, 0);
-          const out = await classify(tensor);
+          const out = outs[at++];
           rows[rotations.indexOf(turn)] = out.probabilities;
           embeddings.push(out.embedding);
         }
         const general = bestRotation(rows, classes, rotations, contract.none_class);
         if (!deck) { readings.push(general); continue; }
         // Detector.classify_boxes with a deck: the prototypes' reading over the same turns, arbitrated with the general one
-        const [code, confidence, row] = deck.read(embeddings, deck.inkKnown ? inkColours(cropped, deck.ink) : null);
+        const [code, confidence, row] = deck.read(embeddings, deck.inkKnown ? inkColours(crops[k], deck.ink) : null);
         readings.push(deck.arbitrate(general, [code, confidence, wanted[row]]));
       }
       return readings;
     }
+
+    const thresholdsFor = (indexPx) => (indexPx != null ? known : photo);
+    const isBack = (image, box) => !deck || deck.isBack(image, box);
 
     /** One frame → {indices: [{box, score, code, code_score, turn}], backs: [{box, score}]} (Detector.read
         before grouping; ``indexPx``: the index size the server answered, null when not known). */
@@ -595,12 +608,222 @@
         if (raw.classes[i] === INDEX) { indexBoxes.push(box); indexScores.push(raw.scores[i]); } else if (raw.classes[i] === BACK) backs.push({ box, score: raw.scores[i] });
       }
       const read = await classifyBoxes(image, indexBoxes);
-      const kept = deck ? backs.filter((b) => deck.isBack(image, b.box)) : backs;
+      const kept = backs.filter((b) => isBack(image, b.box));
       const indices = indexBoxes.map((box, k) => ({ box, score: indexScores[k], code: read[k][0], code_score: read[k][1], turn: read[k][2] }));
       return { indices, backs: kept };
     }
 
-    return { read, detectBoxes, classifyBoxes };
+    return { read, detectBoxes, classifyBoxes, detectWindow, windowSize, thresholdsFor, isBack, iou, models };
+  }
+
+  // -- companion/vision/incremental.py: IncrementalReader, the frame compared with the last one read --------
+  //    (cv2.cvtColor BGR2GRAY as OpenCV 5 computes 8-bit grey: 15-bit fixed point, measured identical on random
+  //    colours, where the 14-bit weights of OpenCV 4 differ at 1 pixel in 400; cv2.resize INTER_AREA by a whole
+  //    ratio: each cell the mean of its block, rounded half to even; the constants from GET /api/models'
+  //    contract.incremental)
+  const GREY_R = 9798, GREY_G = 19235, GREY_B = 3735, GREY_SHIFT = 15, GREY_HALF = 1 << (GREY_SHIFT - 1);
+
+  /** The frame's grey copy shrunk ``shrink`` times (incremental.py _small): one byte a cell, row after row.
+      ``image.channels`` 4: RGBA pixels (a canvas's, as the page hands them over), else RGB. */
+  function smallGrey(image, shrink) {
+    const sw = image.width, sh = image.height, src = image.data, step = image.channels || 3;
+    const width = Math.max(1, Math.floor(sw / shrink)), height = Math.max(1, Math.floor(sh / shrink));
+    const out = new Uint8Array(width * height);
+    if (sw === width * shrink && sh === height * shrink) {
+      // one pass over each row's pixels, each cell's sum built row by row; the mean rounded half to even
+      const sums = new Int32Array(width), area = shrink * shrink, half = area >> 1;
+      const rowBytes = sw * step;
+      for (let y = 0; y < height; y++) {
+        sums.fill(0);
+        for (let dy = 0; dy < shrink; dy++) {
+          let p = (y * shrink + dy) * rowBytes;
+          for (let x = 0; x < width; x++) {
+            let sum = 0;
+            for (let dx = 0; dx < shrink; dx++, p += step) sum += (src[p] * GREY_R + src[p + 1] * GREY_G + src[p + 2] * GREY_B + GREY_HALF) >> GREY_SHIFT;
+            sums[x] += sum;
+          }
+        }
+        for (let x = 0, o = y * width; x < width; x++) {
+          const sum = sums[x], floor = (sum / area) | 0, rest = sum - floor * area;
+          out[o + x] = rest > half || (rest === half && (floor & 1) === 1) ? floor + 1 : floor;
+        }
+      }
+      return { width, height, data: out };
+    }
+    // not a whole ratio (no phone camera's usual size): cv2's area weights, in float64 (values may differ by one)
+    const grey = new Uint8Array(sw * sh);
+    for (let i = 0, p = 0; i < grey.length; i++, p += step) grey[i] = (src[p] * GREY_R + src[p + 1] * GREY_G + src[p + 2] * GREY_B + GREY_HALF) >> GREY_SHIFT;
+    const fx = sw / width, fy = sh / height;
+    for (let y = 0; y < height; y++) {
+      const y0 = y * fy, y1 = y0 + fy;
+      for (let x = 0; x < width; x++) {
+        const x0 = x * fx, x1 = x0 + fx;
+        let sum = 0;
+        for (let sy = Math.floor(y0); sy < Math.min(sh, Math.ceil(y1)); sy++) {
+          const wy = Math.min(y1, sy + 1) - Math.max(y0, sy);
+          for (let sx = Math.floor(x0); sx < Math.min(sw, Math.ceil(x1)); sx++) sum += wy * (Math.min(x1, sx + 1) - Math.max(x0, sx)) * grey[sy * sw + sx];
+        }
+        out[y * width + x] = Math.min(255, pyRound(sum / (fx * fy)));
+      }
+    }
+    return { width, height, data: out };
+  }
+
+  /** decode.box_iou of one box (4 numbers) against many (a flat float32 array), in float32. */
+  function boxIou(box, boxes) {
+    const n = boxes.length / 4, out = new Float32Array(n);
+    const area = f32(f32(box[2] - box[0]) * f32(box[3] - box[1]));
+    for (let k = 0; k < n; k++) {
+      const w = Math.max(f32(Math.min(box[2], boxes[4 * k + 2]) - Math.max(box[0], boxes[4 * k])), 0);
+      const h = Math.max(f32(Math.min(box[3], boxes[4 * k + 3]) - Math.max(box[1], boxes[4 * k + 1])), 0);
+      const inter = f32(w * h), other = f32(f32(boxes[4 * k + 2] - boxes[4 * k]) * f32(boxes[4 * k + 3] - boxes[4 * k + 1]));
+      out[k] = f32(inter / Math.max(f32(f32(area + other) - inter), 1e-9));
+    }
+    return out;
+  }
+
+  /** A reader (makeReader's) that re-reads only what changed since the frames it read before, as
+      companion.vision.incremental.IncrementalReader does without a mat's homography (frames compared pixel for
+      pixel): nothing changed, the last reading again (no network runs); something changed, the whole-frame
+      pass, the closer look's windows the change touches, and the indices that are new, changed or not settled;
+      every ``recheck_every``-th frame in full. ``read(image, indexPx)`` → {indices, backs, work}: work says what
+      the frame cost ({changed, passes, classified, kept}). ``image`` may be RGBA (``channels`` 4, a canvas's
+      pixels): it is compared as it is and made RGB only when something changed (a still frame costs the
+      comparison alone). One per camera. */
+  function makeIncrementalReader(reader) {
+    const models = reader.models, contract = models.contract, c = contract.incremental;
+    const INDEX = contract.index_class, BACK = contract.back_class, expand = models.classifier.crop_expand;
+    const shrink = c.shrink, sameBoxIou = f32(c.same_box_iou), keepAbove = c.keep_above_confidence;
+    let frames = 0, state = null, told;   // told: the index size the state was read at (expecting_index_px)
+
+    const blank = () => ({ shape: null, reference: null, whole: null, windows: new Map(), windowSize: null,
+      readings: [], histories: [], backs: [], answer: null, refresh: false, changedFrames: 0, wholeBehind: false });
+    state = blank();
+
+    /** Whether any changed cell lies in this frame-pixel rectangle (IncrementalReader._changed_in). */
+    function changedIn(changed, width, height, x1, y1, x2, y2) {
+      const c1 = Math.max(0, Math.floor(Math.trunc(x1) / shrink)), r1 = Math.max(0, Math.floor(Math.trunc(y1) / shrink));
+      const c2 = Math.min(width, Math.ceil(f32(x2 / shrink)) + 1), r2 = Math.min(height, Math.ceil(f32(y2 / shrink)) + 1);
+      if (!(c2 > c1 && r2 > r1)) return false;
+      for (let r = r1; r < r2; r++) for (let k = r * width + c1, end = r * width + c2; k < end; k++) if (changed[k]) return true;
+      return false;
+    }
+
+    function settled(reading, history) {
+      return reading.code !== null && reading.code_score >= keepAbove && history.length >= c.settled_after_readings
+        && history.every((code) => code === reading.code);
+    }
+
+    /** The windows' boxes with the whole frame's backs, class-wise NMS, the thresholds (IncrementalReader._merge). */
+    function merge(shape, chosen) {
+      let raw = state.whole;
+      if (state.windowSize !== null) {
+        const whole = state.whole, backs = Array.from(whole.scores.keys()).filter((i) => whole.classes[i] === BACK);
+        const keys = [...state.windows.keys()].map((k) => k.split(",").map(Number)).sort((a, b) => a[1] - b[1] || a[0] - b[0]);
+        const all = concatRaw([pick(whole, backs), ...keys.map(([x, y]) => state.windows.get(`${x},${y}`))]);
+        const apart = Math.max(shape[0], shape[1]) + 1;
+        const shifted = all.boxes.map((v, k) => f32(v + f32(all.classes[k >> 2] * apart)));
+        raw = pick(all, nms(shifted, all.scores, reader.iou));
+      }
+      const keep = Array.from(raw.scores.keys()).filter((i) => (raw.classes[i] === BACK ? raw.scores[i] > chosen.backConf : raw.scores[i] > chosen.conf));
+      return pick(raw, keep);
+    }
+
+    async function read(image, indexPx = null) {
+      frames += 1;
+      if (indexPx !== told) { state = blank(); told = indexPx; }   // the windows change: everything is read anew
+      const small = smallGrey(image, shrink), work = { changed: false, passes: 0, classified: 0, kept: 0 };
+      const shape = [image.height, image.width];
+      if (!state.shape || state.shape[0] !== shape[0] || state.shape[1] !== shape[1]) { state = blank(); state.shape = shape; }
+      const first = state.reference === null, cells = small.data.length;
+      let changed;
+      if (first || frames % c.recheck_every === 0 || state.refresh) {
+        state.refresh = false;
+        changed = new Uint8Array(cells).fill(1);
+        work.changed = true;
+      } else {
+        changed = new Uint8Array(cells);
+        const ref = state.reference.data, now = small.data, levels = c.changed_levels;
+        for (let k = 0; k < cells; k++) {
+          const d = now[k] - ref[k];
+          if (d > levels || -d > levels) { changed[k] = 1; work.changed = true; }
+        }
+      }
+      if (!work.changed && state.answer !== null && !state.wholeBehind) return { ...state.answer, work };
+      if (image.channels === 4) image = fromRGBA(image.width, image.height, image.data);
+      const chosen = reader.thresholdsFor(indexPx), [height, width] = shape;
+
+      // stage 1: the whole-frame pass, the windows the change touches
+      if (work.changed) state.changedFrames += 1;
+      if (first || state.whole === null || (state.wholeBehind && !work.changed)
+          || (work.changed && (state.changedFrames - 1) % c.whole_pass_every_changed === 0)) {
+        state.whole = await reader.detectWindow(image, 0, 0, null, chosen);
+        state.wholeBehind = false;
+        work.passes += 1;
+      } else if (work.changed) state.wholeBehind = true;
+      const size = reader.windowSize(height, width, state.whole, indexPx, chosen.conf);
+      if (size !== state.windowSize) { state.windows = new Map(); state.windowSize = size; }
+      const reread = [];
+      if (size !== null) {
+        for (const y of tileStarts(height, size)) {
+          for (const x of tileStarts(width, size)) {
+            if (!state.windows.has(`${x},${y}`) || changedIn(changed, small.width, small.height, x, y, x + size, y + size)) {
+              reread.push([x, y]);
+              work.passes += 1;
+            }
+          }
+        }
+        for (const [x, y] of reread) state.windows.set(`${x},${y}`, await reader.detectWindow(crop(image, x, y, size, size), x, y, shape, chosen));
+      }
+      const raw = merge(shape, chosen);
+
+      // the reference follows what was read: every re-read region, the whole frame when all was
+      if (size === null || first || changed.every((v) => v)) state.reference = small;
+      else {
+        const ref = state.reference.data, sw = small.width, sh = small.height;
+        for (const [x, y] of reread) {
+          const r2 = Math.min(sh, Math.floor((y + size) / shrink) + 1), c1 = Math.floor(x / shrink), c2 = Math.min(sw, Math.floor((x + size) / shrink) + 1);
+          for (let r = Math.floor(y / shrink); r < r2; r++) ref.set(small.data.subarray(r * sw + c1, r * sw + c2), r * sw + c1);
+        }
+      }
+
+      // stage 2: classify only the indices that are new or whose pixels changed
+      const boxes = [], scores = [], backs = [];
+      for (let i = 0; i < raw.scores.length; i++) {
+        const box = Array.from(raw.boxes.subarray(4 * i, 4 * i + 4));
+        if (!(box[2] - box[0] >= 1 && box[3] - box[1] >= 1)) continue;   // squeezed to nothing at the edge
+        if (raw.classes[i] === INDEX) { boxes.push(box); scores.push(raw.scores[i]); } else if (raw.classes[i] === BACK) backs.push({ box, score: raw.scores[i] });
+      }
+      const previous = new Float32Array(state.readings.length * 4);
+      state.readings.forEach((r, k) => previous.set(r.box, 4 * k));
+      const kept = new Map(), earlier = new Map();
+      for (let n = 0; n < boxes.length && previous.length; n++) {
+        const box = boxes[n], overlaps = boxIou(box, previous);
+        let best = 0;
+        for (let k = 1; k < overlaps.length; k++) if (overlaps[k] > overlaps[best]) best = k;
+        if (overlaps[best] < sameBoxIou) continue;   // a new index
+        earlier.set(n, state.histories[best]);
+        const w = f32(box[2] - box[0]), h = f32(box[3] - box[1]), ew = f32(expand * w), eh = f32(expand * h);
+        if (changedIn(changed, small.width, small.height, f32(box[0] - ew), f32(box[1] - eh), f32(box[2] + ew), f32(box[3] + eh))) continue;
+        const old = state.readings[best];
+        if (settled(old, earlier.get(n))) kept.set(n, { box, score: scores[n], code: old.code, code_score: old.code_score, turn: old.turn });
+      }
+      const toRead = boxes.map((_, n) => n).filter((n) => !kept.has(n));
+      const read = await reader.classifyBoxes(image, toRead.map((n) => boxes[n]));
+      const readNow = new Map(toRead.map((n, k) => [n, { box: boxes[n], score: scores[n], code: read[k][0], code_score: read[k][1], turn: read[k][2] }]));
+      work.classified = toRead.length; work.kept = kept.size;
+      state.readings = boxes.map((_, n) => kept.get(n) || readNow.get(n));
+      state.histories = boxes.map((_, n) => (kept.has(n) ? earlier.get(n) || []
+        : [...(earlier.get(n) || []), readNow.get(n).code].slice(-c.settled_after_readings)));
+      state.backs = backs.filter((b) => reader.isBack(image, b.box));
+      state.answer = { indices: state.readings, backs: state.backs };
+      return { ...state.answer, work };
+    }
+
+    /** Read the next frame in full, whatever changed (IncrementalReader.refresh). */
+    function refresh() { state.refresh = true; }
+
+    return { read, refresh, get frames() { return frames; } };
   }
 
   // -- companion.table.pipeline.skin_fraction: the share of the frame under the largest skin-coloured blob,
@@ -715,7 +938,7 @@
 
   const api = { pyRound, median, fromRGBA, crop, resizeLinear, fitLetterbox, letterboxTensor, boxesToSource, nms,
     decodeYolo, tileStarts, plausibleTurns, classifierCrop, setFused: (on) => { FUSED = on; }, cropTensor, bestRotation, makeReader,
-    hsv, lab, inkColours, backHistogram, bhattacharyya, makeDeck, resizeArea, skinFraction };
+    hsv, lab, inkColours, backHistogram, bhattacharyya, makeDeck, resizeArea, skinFraction, smallGrey, boxIou, makeIncrementalReader };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.ReaderCore = api;
 })(typeof self !== "undefined" ? self : this);
