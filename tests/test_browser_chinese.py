@@ -223,8 +223,9 @@ def screens(page, made, photo):
     page.goto("/decks/teach")
     yield "teach your deck"
     page.fill("#deck-name", "home")
+    page.check("#kind-deck")           # a photo of the whole deck (one photo per card is the default)
     page.set_input_files("#deck-photos", str(photo))
-    with page.expect_response(lambda r: r.url.endswith("/api/decks/drafts"), timeout=180_000):
+    with page.expect_response(lambda r: r.url.endswith("/read"), timeout=180_000):
         page.click("#read-button")
     page.wait_for_selector("#teach-photos img")
     yield "teach your deck, its photo read"

@@ -78,8 +78,9 @@ def test_a_full_size_phone_photo_of_a_deck_is_sent_small_enough_and_still_learne
         page, errors = phone(browser, base)
         page.goto("/decks/teach")
         page.fill("#deck-name", "home")
+        page.check("#kind-deck")
         page.set_input_files("#deck-photos", str(photo))
-        with page.expect_response(lambda r: r.url.endswith("/api/decks/drafts"), timeout=120_000) as answer:
+        with page.expect_response(lambda r: r.url.endswith("/read"), timeout=120_000) as answer:
             page.click("#read-button")
         assert answer.value.status == 200, answer.value.text()
         result = answer.value.json()

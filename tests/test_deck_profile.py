@@ -181,7 +181,7 @@ def test_a_learned_deck_is_listed_shown_and_read_with(learned, tmp_path, capsys)
     # checked on its own card images when saved (each index held out), and the check kept with the profile
     check = DeckStore(learned).load("drawn").info["self_check"]
     assert check["readings"] > 0 and {"learned", "general", "arbitrated"} <= set(check)
-    assert f"self_check: {check}" in shown
+    assert f"check on its own photos: {json.dumps(check)}" in shown
     codes = ["7H", "QS", "10D", "2C"]
     photo = tmp_path / "table.png"
     cv2.imwrite(str(photo), _table_photo(codes))

@@ -162,7 +162,9 @@ def test_the_server_camera_needs_one(tmp_path):
     pin = {"X-Referee-Pin": table["pin"]}
     assert client.post(f"/api/tables/{table['id']}/camera", json={"use": "server"}).status_code == 403
     response = client.post(f"/api/tables/{table['id']}/camera", json={"use": "server"}, headers=pin)
-    assert response.status_code == 409 and "--camera" in response.get_json()["error"]
+    # the table page shows it to a player: what to do, no command line
+    said = response.get_json()["error"]
+    assert response.status_code == 409 and "no camera of its own" in said and "--" not in said and "companion serve" not in said
     assert client.post(f"/api/tables/{table['id']}/camera", json={"use": "usb"}, headers=pin).status_code == 400
 
 

@@ -24,6 +24,9 @@ class Table:
     """Feeds a tracker frame by frame and collects its events."""
 
     def __init__(self, **config):
+        # the constant settle unless a test asks for the evidence rule (sure_looks): the timings below
+        # are those of a card whose readings never make it sure at once
+        config.setdefault("sure_looks", 0)
         self.tracker = Tracker(zone_by_x, TrackerConfig(**config))
         self.time = 0.0
         self.events: list[TableEvent] = []
@@ -396,3 +399,97 @@ def test_a_reading_that_jumps_between_two_places_is_not_a_card_moved():
     table.frames(0.9, [("7H", (80, 50))])
     assert [t for t in table.types() if t[0] != "question"] == [("placed", "7H", "left")]
     assert [e.details["kind"] for e in table.events if e.type == "question"] in ([], ["duplicate"])
+
+
+# -- settled by evidence (TrackerConfig.sure_looks) -------------------------------------------------------
+
+
+def test_a_card_read_surely_in_two_looks_in_a_row_settles_at_once():
+    table = Table(sure_looks=2)
+    table.frames(0.1, [("5H", (50, 50), 0.95)])
+    assert table.events == []                               # one look proves nothing yet
+    table.frames(0.1, [("5H", (50, 50), 0.95)])
+    assert table.types() == [("placed", "5H", "left")]
+    assert table.events[0].time == pytest.approx(0.1)       # the second look, not settle_seconds later
+
+
+def test_a_doubtful_a_flickering_or_a_moving_card_waits_as_long_as_before():
+    doubtful = Table(sure_looks=2).frames(1.0, [("5H", (50, 50), 0.7)])
+    flicker = Table(sure_looks=2)
+    for code in ["5H", "5S"] + ["5H"] * 9:
+        flicker.frames(0.1, [(code, (50, 50), 0.95)])
+    moving = Table(sure_looks=2)
+    for k in range(10):
+        moving.frames(0.1, [("5H", (20 + 15 * k, 50), 0.95)])
+    now_and_then = Table(sure_looks=2)
+    for seen in [1, 0, 1, 1, 1, 1, 1, 1, 1, 1]:
+        now_and_then.frames(0.1, [("5H", (50, 50), 0.95)] if seen else [])
+    for table in (doubtful, flicker, moving, now_and_then):
+        placed = [e for e in table.events if e.type == "placed"]
+        assert placed and placed[0].time >= 0.6 - 1e-9, table.types()
+
+
+def test_nothing_settles_at_once_under_a_hand_but_the_first_clear_frame_settles_it():
+    """A hand over the table: what it holds or half hides is read surely now and then. The frame after
+    it, unchanged (readings handed back unread) but without the hand, is the evidence that it lies there."""
+    table = Table(sure_looks=2)
+    table.frames(0.3, [("5H", (50, 50), 0.95)], occluded=True)
+    assert table.events == []
+    table.frames(0.1, [("5H", (50, 50), 0.95)], repeated=True)   # the hand gone, nothing else changed
+    assert table.types() == [("placed", "5H", "left")]
+    assert table.events[0].time == pytest.approx(0.3)
+
+
+def test_a_card_turned_surely_is_turned_at_once_and_a_face_read_as_another_is_not():
+    table = Table(sure_looks=2)
+    table.frames(0.3, [("4H", (50, 50), 0.95), ("8S", (150, 50), 0.95)])
+    assert [t for t, *_ in table.types()] == ["placed", "placed"]
+    table.frames(0.2, [("BACK", (50, 50), 0.95), ("8C", (150, 50), 0.95)])
+    assert table.types()[2:] == [("turned", "BACK", "left")]      # the second look; the 8C waits
+    table.frames(1.5, [("BACK", (50, 50), 0.95), ("8C", (150, 50), 0.95)])
+    swapped = [e for e in table.events if (e.type, e.card) == ("placed", "8C")]
+    assert swapped and swapped[0].time >= 0.3 + 0.6 - 1e-9          # a different face: the hysteresis, as before
+
+
+def test_look_alikes_carried_together_wait_to_be_told_apart_by_their_move():
+    """Two backs carried off together and put down: the first one seen surely must not take the other's
+    place before both are seen (the Chosen's chips carried to the vault)."""
+    table = Table(sure_looks=2)
+    table.frames(1.0, [("4H", (20, 50)), ("8S", (80, 50))])
+    table.frames(1.5, [("BACK", (20, 50)), ("BACK", (80, 50))])
+    faces = {e.track: e.face for e in table.events if e.type == "turned"}
+    table.frames(0.4)
+    table.frames(0.2, [("BACK", (110, 60))])                         # the first one set down
+    table.frames(1.0, [("BACK", (110, 60)), ("BACK", (170, 60))])
+    moved = sorted((e for e in table.events if e.type == "moved"), key=lambda e: e.position[0])
+    assert [faces[e.track] for e in moved] == ["4H", "8S"]
+
+
+def test_the_evidence_rule_settings_are_checked():
+    with pytest.raises(ValueError):
+        TrackerConfig(sure_looks=1, settle_looks=2)
+    with pytest.raises(ValueError):
+        TrackerConfig(sure_look_confidence=0.0)
+    assert TrackerConfig(sure_looks=0).sure_looks == 0               # the constant settle of before
+
+
+def test_one_face_read_twice_close_together_is_one_card_not_a_second_copy():
+    """A card whose two indices were grouped as two cards a few millimetres apart: one card, no
+    'second 9D?' question, and its turn keeps its face."""
+    table = Table()
+    table.frames(1.0, [("9D", (50, 50), 0.9), ("9D", (50, 66), 0.8)])
+    assert table.types() == [("placed", "9D", "left")]
+    table.frames(1.5, [("BACK", (50, 60))])
+    assert table.types()[-1] == ("turned", "BACK", "left") and table.events[-1].face == "9D"
+    apart = Table(copies=2).frames(1.0, [("9D", (20, 50)), ("9D", (90, 50))])   # two copies side by side
+    assert apart.types() == [("placed", "9D", "left"), ("placed", "9D", "left")]
+
+
+def test_a_weak_back_across_two_face_down_cards_side_by_side_is_no_card():
+    """Two chips 60 mm apart are read now and then as a third, weak back across their edges."""
+    table = Table()
+    table.frames(1.0, [("BACK", (20, 50)), ("BACK", (80, 50))])
+    table.frames(1.5, [("BACK", (20, 50)), ("BACK", (80, 50)), ("BACK", (47, 50), 0.47)])
+    assert [t for t, *_ in table.types()] == ["placed", "placed"]
+    table.frames(1.0, [("BACK", (20, 50)), ("BACK", (80, 50)), ("BACK", (140, 50), 0.47)])   # one really laid
+    assert table.types()[-1] == ("placed", "BACK", "right")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 
 import cv2
@@ -11,6 +12,7 @@ import pytest
 from companion.vision.decks.profile import DECK_CODES, build_profile
 
 from companion.vision.decks.store import DeckStore
+from conftest import SHARED
 from helpers.text import words
 from helpers.decks import CARD_H, CARD_W, corrupt_images, saved_decks, second_copy_spread, spread
 from web_ui import create_app
@@ -131,3 +133,97 @@ def test_photos_that_are_not_one_whole_deck_say_what_is_wrong_and_are_never_save
     assert refused.status_code == 400 and "not a card code" in refused.get_json()["error"]
     assert "trial" not in DeckStore(app.config["DATA_DIR"]).names()
     assert saved_decks(app.config["DATA_DIR"]) == before
+
+
+# -- one photo per card, sent one at a time -----------------------------------------------------------------
+KENTDOAN_CARDS = SHARED / "datasets" / "real" / "decks" / "kentdoan" / "cards"
+
+
+def _card_photo(code: str) -> bytes:
+    return (KENTDOAN_CARDS / f"{code}.jpg").read_bytes()
+
+
+def _send(client, draft, at, name, data, language="en"):
+    return client.post(f"/api/decks/drafts/{draft}/photos", data={"at": str(at), "photos": [(io.BytesIO(data), name)]},
+                       content_type="multipart/form-data", headers={"Accept-Language": language})
+
+
+def test_card_photos_sent_one_at_a_time_make_one_draft_and_a_broken_one_says_why(client, app):
+    before = _home(app)
+    started = client.post("/api/decks/drafts", data={"name": "家里的牌", "kind": "cards", "expect": "5"},
+                          content_type="multipart/form-data")
+    assert started.status_code == 201, started.get_json()
+    draft = started.get_json()["draft"]
+    assert _send(client, draft, 0, "4S.jpg", _card_photo("4S")).get_json()["added"] == [{"at": 0, "name": "4S.jpg", "card": "4S"}]
+    # a camera's name: the classifier names the card
+    assert _send(client, draft, 1, "IMG_0002.jpg", _card_photo("7H")).get_json()["added"] == [{"at": 1, "name": "IMG_0002.jpg"}]
+    broken = _send(client, draft, 2, "IMG_0003.jpg", b"half a photo", language="zh-CN").get_json()
+    assert broken["added"] == [] and broken["failed"][0]["error"].startswith("IMG_0003.jpg：无法读取的图片")
+    # the link dropped and the page sent photo 4 again: it replaces itself
+    for _ in range(2):
+        answer = _send(client, draft, 3, "IMG_0004.jpg", _card_photo("QS")).get_json()
+    assert answer["received"] == 3 and answer["expect"] == 5
+    assert _send(client, draft, 5, "IMG_0006.jpg", _card_photo("KC")).get_json()["failed"][0]["error"].startswith("IMG_0006.jpg: more photos")
+    read = client.post(f"/api/decks/drafts/{draft}/read", headers={"Accept-Language": "zh-CN"})
+    assert read.status_code == 200, read.get_json()
+    result = read.get_json()
+    assert result["kind"] == "cards" and result["photos"] == ["4S.jpg", "IMG_0002.jpg", "IMG_0004.jpg"]
+    assert [card["code"] for card in result["cards"]] == ["4S", "7H", "QS"] and all(card["sure"] for card in result["cards"])
+    assert result["complete"], result["problems"]
+    assert client.get(f"/api/decks/drafts/{draft}/card/1").mimetype == "image/jpeg"
+    saved = client.post(f"/api/decks/drafts/{draft}/save", json={})
+    assert saved.status_code == 200 and saved.get_json()["name"] == "家里的牌"
+    assert "家里的牌" in [deck["name"] for deck in client.get("/api/decks").get_json()["decks"]]
+    assert "家里的牌" in client.get("/decks/teach").get_data(as_text=True)
+    # the name in use: refused with the way out the page offers, then replaced when the player asks
+    again = client.post("/api/decks/drafts", data={"name": "家里的牌", "kind": "cards", "expect": "1"},
+                        content_type="multipart/form-data", headers={"Accept-Language": "zh-CN"})
+    assert again.status_code == 409 and again.get_json()["exists"] == "家里的牌"
+    assert again.get_json()["error"] == "已经有一副叫 '家里的牌' 的牌：可以替换它，或者换个名字"
+    replacing = client.post("/api/decks/drafts", data={"name": "家里的牌", "kind": "cards", "expect": "1", "replace": "1"},
+                            content_type="multipart/form-data").get_json()["draft"]
+    _send(client, replacing, 0, "AD.jpg", _card_photo("AD"))
+    client.post(f"/api/decks/drafts/{replacing}/read")
+    assert client.post(f"/api/decks/drafts/{replacing}/save", json={}).get_json()["saved"] is True
+    assert DeckStore(app.config["DATA_DIR"]).load("家里的牌").learned_codes == ["AD"]
+    DeckStore(app.config["DATA_DIR"]).remove("家里的牌")
+    assert saved_decks(app.config["DATA_DIR"]) == before
+
+
+def test_a_card_draft_asks_what_it_cannot_place_in_the_phones_terms(client):
+    """A photo of no card it can read (the green table) is asked about, with the page's advice, not the command line's."""
+    draft = client.post("/api/decks/drafts", data={"name": "trial", "kind": "cards", "expect": "2"},
+                        content_type="multipart/form-data").get_json()["draft"]
+    _send(client, draft, 0, "IMG_1.jpg", _card_photo("9H"))
+    _send(client, draft, 1, "IMG_2.jpg", _jpeg(np.full((600, 800, 3), (60, 110, 50), np.uint8)))
+    result = client.post(f"/api/decks/drafts/{draft}/read", headers={"Accept-Language": "zh-CN"}).get_json()
+    assert result["complete"] is False and result["asked"] == [1]
+    said = " ".join(words(problem) for problem in result["problems"])
+    assert "tap each to name it" in said and "--set" not in said and "companion" not in said
+    assert client.post(f"/api/decks/drafts/{draft}/save", json={}).status_code == 422
+    assert client.post(f"/api/decks/drafts/{draft}/save", json={"corrections": {"1": "2C"}}).get_json()["saved"] is True
+    DeckStore(client.application.config["DATA_DIR"]).remove("trial")
+
+
+def test_a_body_over_the_limit_is_answered_in_the_phones_language_in_mb(tmp_path):
+    import http.client
+
+    from helpers.web import running_server
+
+    with running_server(tmp_path) as (base, _app):
+        for language, expected in (("zh-CN,zh;q=0.9", "一次发的内容太多：服务器每次最多收 4 MB"),
+                                   ("en", "that is too much to send at once: the server takes at most 4 MB a request")):
+            connection = http.client.HTTPConnection(base.split("//")[1], timeout=30)
+            connection.putrequest("POST", "/api/decks/drafts")    # a phone's 5 MB photo, refused by its length before it is read
+            for header, value in (("Content-Type", "multipart/form-data; boundary=x"), ("Accept-Language", language),
+                                  ("Content-Length", str(5 * 1024 * 1024))):
+                connection.putheader(header, value)
+            connection.endheaders()
+            answer = connection.getresponse()
+            assert answer.status == 413 and json.loads(answer.read())["error"] == expected
+            connection.close()
+    # the same words where Flask's own limit answers (a server that is not ours in front of the app)
+    flask_app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "flask")})
+    answer = flask_app.test_client().post("/api/decks/drafts", data=b"x" * (4 * 1024 * 1024 + 1), content_type="multipart/form-data; boundary=x",
+                                          headers={"Accept-Language": "zh-CN"})
+    assert answer.status_code == 413 and answer.get_json()["error"] == "一次发的内容太多：服务器每次最多收 4 MB"

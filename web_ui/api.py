@@ -60,6 +60,10 @@ def register_error_handlers(app) -> None:
 
     def http_error(error: HTTPException):
         if request.path.startswith("/api/"):
+            if error.code == 413:    # werkzeug's own (a body over MAX_CONTENT_LENGTH): in the phone's words
+                from web_ui.i18n import render, too_large
+
+                return _json_error(413, render(too_large(int(current_app.config["MAX_CONTENT_LENGTH"]))))
             response = jsonify(error=error.description or error.name)
             response.status_code = error.code or 500
             # 405 keeps its Allow header (and 429 its Retry-After): the client learns what to do instead.

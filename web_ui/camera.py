@@ -391,7 +391,8 @@ class CameraHub:
     def attach_server_camera(self, table: Table) -> CameraFeed:
         """The server's --camera now watches this table (one physical camera: it leaves any other)."""
         if not self.server_source:
-            raise ApiError(409, _("this server has no camera: start it with companion serve --camera SRC"))
+            raise ApiError(409, _("this server has no camera of its own: use this phone's camera (whoever runs the companion can give "
+                                  "the server one)"))
         with self._feeds_lock:
             self._hold_lease(table.id, "camera")
             for table_id, feed in list(self.feeds.items()):

@@ -91,6 +91,36 @@ def error_text(error: BaseException) -> str:
     return str(error)
 
 
+def headers_language(headers: list[tuple[bytes, bytes]], default: str | None) -> str:
+    """The language of a request seen before Flask (an ASGI scope's headers): its ``lang`` cookie, else
+    its ``Accept-Language`` (by quality), else ``default``; as :func:`choose_language` reads them."""
+    from http.cookies import CookieError, SimpleCookie
+
+    found = {name.lower(): value.decode("latin-1") for name, value in headers}
+    try:
+        cookie = SimpleCookie(found.get(b"cookie", ""))
+    except CookieError:
+        cookie = SimpleCookie()
+    if COOKIE in cookie and normalize(cookie[COOKIE].value):
+        return normalize(cookie[COOKIE].value)
+    asked = []
+    for part in found.get(b"accept-language", "").split(",")[:20]:
+        code, _sep, params = part.strip().partition(";")
+        try:
+            quality = float(params.strip()[2:]) if params.strip().startswith("q=") else 1.0
+        except ValueError:
+            quality = 0.0
+        if normalize(code) and quality > 0:
+            asked.append((-quality, len(asked), normalize(code)))
+    return min(asked)[2] if asked else (normalize(default) or DEFAULT_LANGUAGE)
+
+
+def too_large(limit_bytes: int) -> Message:
+    """What a phone is told of a request over the server's body limit, in MB (a player reads no byte counts)."""
+    return Message("that is too much to send at once: the server takes at most %(mb)s MB a request",
+                   mb=format(limit_bytes / (1024 * 1024), "g"))
+
+
 def _safe_next(target: str | None) -> str:
     """Only a path on this server (no other host, no scheme): the switch never redirects elsewhere."""
     if not target:

@@ -181,13 +181,21 @@ class AsgiApp:
             + (extra or []) + self.security_headers})
         await send({"type": "http.response.body", "body": body})
 
+    def _too_large(self, scope, limit: int) -> str:
+        """The body-limit answer in the asking phone's language (its cookie or Accept-Language), in MB."""
+        from companion.i18n import translator
+        from web_ui.i18n import headers_language, too_large
+
+        language = headers_language(scope.get("headers", []), self.flask_app.config.get("LANGUAGE"))
+        return translator(language).render(too_large(limit))
+
     async def _buffered(self, scope, receive, send) -> None:
         """Reads the whole body on the loop (bounded in size and time), then lets a thread run Flask on it."""
         loop = asyncio.get_running_loop()
         declared = next((v for k, v in scope.get("headers", []) if k == b"content-length"), None)
         limit = self.max_import if scope["method"] == "POST" and scope["path"] == IMPORT_PATH else self.max_body
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            return await self._error(send, 413, f"a request body may be at most {limit} bytes")
+            return await self._error(send, 413, self._too_large(scope, limit))
         body, deadline = bytearray(), loop.time() + BODY_SECONDS
         while True:
             try:
@@ -198,7 +206,7 @@ class AsgiApp:
                 return
             body += message.get("body", b"")
             if len(body) > limit:
-                return await self._error(send, 413, f"a request body may be at most {limit} bytes")
+                return await self._error(send, 413, self._too_large(scope, limit))
             if not message.get("more_body"):
                 break
         pool = self.detections if scope["method"] == "POST" and DETECTIONS_PATH.match(scope["path"]) else self.wsgi

@@ -3,6 +3,10 @@ from __future__ import annotations
 
 from companion.commands import _replay
 from companion.i18n import _, current
+from companion.messages import N_
+
+# The engine's phases in words (the JSON view keeps their names).
+PHASES = {"turn": N_("a player's turn"), "reveal": N_("turning chips at the vault"), "over": N_("game over")}
 
 
 def format_text(view: dict, result) -> str:
@@ -19,11 +23,13 @@ def format_text(view: dict, result) -> str:
         lines.append(_("chosen #%(id)s (%(card)s, %(owner)s) at %(zone)s: %(chips)s chips, %(medicine)s medicine, %(radiation)s radiation",
                        id=chosen["id"], card=chosen["card"], owner=chosen["owner"], zone=zones.get(chosen["zone"], chosen["zone"]),
                        chips=len(chosen["chips"]), medicine=len(chosen["medicine"]), radiation=len(chosen["radiation"])))
-    status = view["phase"] if not view["winners"] else _("over, won by %(players)s", players=current().words(view["winners"]))
+    phase = view["phase"]
+    phase = _(PHASES[phase]) if phase in PHASES else phase
+    status = phase if not view["winners"] else _("over, won by %(players)s", players=current().words(view["winners"]))
     lines.append(_("phase: %(status)s; draw pile %(draw)s, discard pile %(discard)s", status=status, draw=view["draw_pile"],
                    discard=view["discard_pile"]))
     if result.error:
-        lines.append(_("stopped at refused %(event)s", event=result.error))
+        lines.append(_("stopped at refused %(event)s", event=current().render(result.error_message) if result.error_message else result.error))
     lines.extend(_("EXPECTATION FAILED: %(failure)s", failure=failure) for failure in result.failures)
     return "\n".join(lines)
 

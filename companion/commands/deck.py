@@ -10,6 +10,7 @@ from pathlib import Path
 
 from companion.commands import CommandError, error_text
 from companion.i18n import _, current
+from companion.messages import N_
 
 
 def add_deck_options(parser, deck_help: str | None = None) -> None:
@@ -94,7 +95,7 @@ def learn_command(args) -> int:
     from companion.vision.decks.teaching import teach, teaching_frames
 
     store = DeckStore(args.data)
-    store.check_name(args.name)
+    args.name = store.check_name(store.clean_name(args.name))   # in any language: --name 家里的牌
     if store.exists(args.name) and not args.replace:
         raise CommandError(_("a deck named %(name)s already exists in %(root)s: pick another name, or --replace it, or `companion deck "
                              "remove` it first",
@@ -168,8 +169,21 @@ def list_command(args) -> int:
     for name in names:
         profile = store.load(name)
         print(_("%(name)s: %(get)s cards, learned %(get2)s from %(get3)s",
-                name=name, get=profile.info.get('cards', '?'), get2=profile.info.get('created', '?'), get3=profile.info.get('source', '?')))
+                name=name, get=profile.info.get('cards', '?'), get2=profile.info.get('created', '?'), get3=_source(profile.info)))
     return 0
+
+
+# Where a deck was learned from (profile.json's "source", as companion.vision.decks writes it), in words.
+SOURCES = {"card images": N_("card images"), "card photos": N_("photos of single cards"), "photos": N_("photos of the whole deck"),
+           "photos (parts)": N_("photos that together show the deck")}
+# What `deck show` lists of a profile's info, in words (profile.json keeps the keys).
+INFO_WORDS = {"created": N_("learned on"), "source": N_("learned from"), "photos": N_("photos"), "learn_seconds": N_("learning took (s)"),
+              "none_floor": N_("none floor"), "self_check": N_("check on its own photos")}
+
+
+def _source(info: dict) -> str:
+    source = info.get("source", "?")
+    return _(SOURCES[source]) if source in SOURCES else str(source)
 
 
 def show_command(args) -> int:
@@ -182,7 +196,10 @@ def show_command(args) -> int:
             name=profile.name, count=len(learned), count2=len(profile.codes), value=_("known") if profile.back is not None else _("not seen")))
     for key in ("created", "source", "photos", "learn_seconds", "none_floor", "self_check"):
         if key in profile.info:
-            print(_('  %(key)s: %(info)s', key=key, info=profile.info[key]))
+            value = _source(profile.info) if key == "source" else profile.info[key]
+            if isinstance(value, (dict, list)):
+                value = json.dumps(value, ensure_ascii=False)
+            print(_('  %(key)s: %(info)s', key=_(INFO_WORDS[key]), info=value))
     missing = [c for c in DECK_CODES if c not in learned]
     if missing:
         print(_('  not learned: %(missing)s', missing=' '.join(missing)))

@@ -80,5 +80,5 @@ def render_command(args) -> int:
     with_deck = _(" with the deck %(deck)s", deck=deck.name) if args.deck_art else ""
     print(_("wrote %(frames)s frames (%(seconds)s s) of %(game)s seed %(seed)s to %(out)s%(deck)s: %(description)s", frames=truth["frames"],
             seconds=format(truth["frames"] / camera.fps, ".1f"), game=args.game, seed=args.seed, out=args.out, deck=with_deck,
-            description=scenario.description))
+            description=_(scenario.description)))
     return 0

@@ -3,6 +3,12 @@ from __future__ import annotations
 
 from companion.commands import _replay
 from companion.i18n import _, current
+from companion.messages import N_
+
+# The engine's phases in words (the JSON view keeps their names).
+PHASES = {"guilds": N_("joining guilds"), "redeal_four": N_("dealing again"), "reveal": N_("revealing the dungeon's next card"),
+          "friend": N_("calling a friend"), "prize": N_("negotiation and contest"), "fight": N_("combat"), "trap": N_("a trap"),
+          "over": N_("game over")}
 
 
 def format_text(view: dict, result) -> str:
@@ -26,9 +32,11 @@ def format_text(view: dict, result) -> str:
         lines.append(_("battlefield: enemy %(power)s (%(how)s); %(multiplier)s; players %(total)s", power=battlefield["enemy_power"],
                        how=say(battlefield["enemy_power_text"]), multiplier=say(battlefield["multiplier"]["text"]),
                        total=battlefield["players_total"]))
-    lines.append(say(view["result"]["text"]) if view["result"] else _("phase %(phase)s", phase=view["phase"]))
+    phase = view["phase"]
+    phase = _(PHASES[phase]) if phase in PHASES else phase
+    lines.append(say(view["result"]["text"]) if view["result"] else _("phase %(phase)s", phase=phase))
     if result.error:
-        lines.append(_("stopped at refused %(event)s", event=result.error))
+        lines.append(_("stopped at refused %(event)s", event=say(result.error_message) if result.error_message else result.error))
     lines.extend(_("EXPECTATION FAILED: %(failure)s", failure=failure) for failure in result.failures)
     return "\n".join(lines)
 

@@ -383,7 +383,7 @@ def _check_cards(args, summary: dict) -> bool:
 
 def _print_cards(summary: dict) -> None:
     """--game none as text: each settled change when it happened, then the cards lying there at the end."""
-    print(_("%(frames)s frames, positions in %(units)s", frames=summary["frames"], units=summary["units"] or "?"))
+    print(_("%(frames)s frames, positions in %(units)s", frames=summary["frames"], units=_unit_words(summary["units"])))
     live = summary.get("live")
     if live:
         print(_("live at %(fps)s fps: %(frames_read)s frames read, %(frames_dropped)s dropped",
@@ -407,7 +407,8 @@ def _print_cards(summary: dict) -> None:
 def _print_text(summary: dict) -> None:
     state = summary["state"]
     mat = summary.get("mat")
-    seen = _("%(game)s: %(frames)s frames, positions in %(units)s", game=summary["game"], frames=summary["frames"], units=summary["units"] or "?")
+    seen = _("%(game)s: %(frames)s frames, positions in %(units)s", game=summary["game"], frames=summary["frames"],
+             units=_unit_words(summary["units"]))
     if mat:
         seen += _(", mat %(layout)s (markers %(markers)s, %(error)s mm)", layout=mat["layout"], markers=mat["markers"], error=mat["error_mm"])
     print(seen)
@@ -447,3 +448,8 @@ def calibrate_lens_command(args) -> int:
             out=args.out, width=lens.image_size[0], height=lens.image_size[1], focal=format(lens.camera_matrix[0, 0], ".0f"),
             error=format(lens.error, ".2f"), count=len(views)))
     return 0
+
+
+def _unit_words(units: str | None) -> str:
+    """The pipeline's units (``mm`` on a located mat, ``px`` in the picture) as the reader says them."""
+    return {"mm": _("millimetres"), "px": _("pixels")}.get(units or "", units or "?")

@@ -79,6 +79,14 @@ class Replay:
         kind = self.event.get("type", "?") if isinstance(self.event, Mapping) else "?"
         return f"event {self.refused} ({kind}): {self.refusal}"
 
+    @property
+    def error_message(self) -> Message | None:
+        """:attr:`error` as a message, shown in the reader's language (the event's type stays as typed)."""
+        if self.refusal is None:
+            return None
+        kind = self.event.get("type", "?") if isinstance(self.event, Mapping) else "?"
+        return Message("event %(number)s (%(type)s): %(reason)s", number=self.refused, type=kind, reason=self.refusal.message)
+
 
 def replay_events(engine: Engine, state: Any, events: Iterable[Any]) -> Replay:
     """Applies ``events`` to ``state`` in order, stopping at the first one the engine refuses (the state

@@ -227,10 +227,10 @@ class TableRegistry:
         if not store.exists(choice.name):
             known = store.names()
             if known:
-                raise UnknownDeck(Message("no deck named %(name)s on this server (known: %(known)s): teach it first (the Teach your "
-                                          "deck page, or companion deck learn)", name=repr(choice.name), known=list(known)))
-            raise UnknownDeck(Message("no deck named %(name)s on this server (none learned yet): teach it first (the Teach your "
-                                      "deck page, or companion deck learn)", name=repr(choice.name)))
+                raise UnknownDeck(Message("no deck named %(name)s on this server (known: %(known)s): teach it first on the Teach your "
+                                          "deck page", name=repr(choice.name), known=list(known)))
+            raise UnknownDeck(Message("no deck named %(name)s on this server (none learned yet): teach it first on the Teach your "
+                                      "deck page", name=repr(choice.name)))
 
     def choose_deck(self, table: Table, choice: DeckChoice, **options: Any):
         """The table reads with ``choice`` from now on (see :meth:`Table.choose_deck`); UnknownDeck and nothing

@@ -107,7 +107,7 @@ class DeckChoice:
         try:
             return cls(DeckStore.check_name(name), server_default=False)
         except ValueError as error:
-            raise SessionError(str(error)) from None
+            raise SessionError(getattr(error, "message", None) or str(error)) from None
 
     @classmethod
     def from_stored(cls, stored: Mapping[str, Any] | None) -> "DeckChoice":

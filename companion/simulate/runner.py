@@ -15,25 +15,26 @@ import os
 import statistics
 from typing import Any, Mapping, Sequence
 
+from companion.messages import Message, MessageError
 from companion.simulate import SIMULATED_GAMES
 
 # Used when a game module does not say its own DEFAULT_PLAYERS.
 DEFAULT_PLAYERS = {"dungeon": 3, "chosen": 4}
 
 
-class SimulationError(ValueError):
+class SimulationError(MessageError, ValueError):
     """Bad simulation parameters (unknown game or strategy, no games, bad process count)."""
 
 
 def game_module(game: str):
     """The simulation module of a game; a clear error when it does not exist (yet)."""
     if game not in SIMULATED_GAMES:
-        raise SimulationError(f"unknown game {game!r}: choose one of {', '.join(SIMULATED_GAMES)}")
+        raise SimulationError(Message("unknown game %(game)s: choose one of %(games)s", game=repr(game), games=", ".join(SIMULATED_GAMES)))
     try:
         return importlib.import_module(f"companion.simulate.{game}")
     except ModuleNotFoundError as error:
         if error.name == f"companion.simulate.{game}":
-            raise SimulationError(f"the {game} simulator is not available yet") from None
+            raise SimulationError(Message("the %(game)s simulator is not available yet", game=game)) from None
         raise
 
 
@@ -139,22 +140,23 @@ def simulate(game: str, games: int, seed: int, players: int | None = None, optio
     """Plays ``games`` self-play games and returns the report (see docs/simulator.md)."""
     module = game_module(game)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise SimulationError(f"the number of games must be a whole number of at least 1, got {games!r}")
+        raise SimulationError(Message("the number of games must be a whole number of at least 1, got %(value)s", value=repr(games)))
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise SimulationError(f"the seed must be a whole number, got {seed!r}")
+        raise SimulationError(Message("the seed must be a whole number, got %(value)s", value=repr(seed)))
     if players is None:
         players = getattr(module, "DEFAULT_PLAYERS", DEFAULT_PLAYERS.get(game, 2))
     if isinstance(players, bool) or not isinstance(players, int):
-        raise SimulationError(f"the number of players must be a whole number, got {players!r}")
+        raise SimulationError(Message("the number of players must be a whole number, got %(value)s", value=repr(players)))
     options = dict(options or {})
     strategies = list(strategies) if strategies else list(module.STRATEGIES)
     unknown = [name for name in strategies if name not in module.STRATEGIES]
     if unknown:
-        raise SimulationError(f"unknown {game} strategy {unknown[0]!r}: choose from {', '.join(module.STRATEGIES)}")
+        raise SimulationError(Message("unknown %(game)s strategy %(strategy)s: choose from %(strategies)s", game=game, strategy=repr(unknown[0]),
+                                        strategies=", ".join(module.STRATEGIES)))
     if processes is None:
         processes = available_cores()
     if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
-        raise SimulationError(f"the number of processes must be at least 1, got {processes!r}")
+        raise SimulationError(Message("the number of processes must be at least 1, got %(value)s", value=repr(processes)))
     check = getattr(module, "check_setup", None)
     if check is not None:
         check(players, options)  # bad players or options fail here, once, before any worker starts

@@ -8,6 +8,8 @@ and :mod:`companion.synthetic.truth` reads back what a recording should reach.
 """
 from __future__ import annotations
 
+from companion.messages import N_
+
 import dataclasses
 import random
 from dataclasses import dataclass, field
@@ -140,7 +142,7 @@ def kingdoms_scenario(seed: int) -> Scenario:
             script.pass_over(point((3, 3)))
     script.pause(1.5)
     return Scenario("kingdoms", seed, layout, setup, [], script.actions, events,
-                    "two players fill the grid; the 30th card scores round 1")
+                    N_("two players fill the grid; the 30th card scores round 1"))
 
 
 def dungeon_scenario(seed: int) -> Scenario:
@@ -230,7 +232,7 @@ def dungeon_scenario(seed: int) -> Scenario:
     commit_round("fight", third)
     script.pause(1.5)
     return Scenario("dungeon", seed, layout, setup, setup_events, script.actions, events,
-                    "three encounters: the doubling marker, a treasure contest, a doubled enemy")
+                    N_("three encounters: the doubling marker, a treasure contest, a doubled enemy"))
 
 
 def chosen_scenario(seed: int) -> Scenario:
@@ -305,7 +307,7 @@ def chosen_scenario(seed: int) -> Scenario:
     events.append({"type": "reveal", "faces": [unseen_chip]})
     script.pause(1.5)
     return Scenario("chosen", seed, layout, setup, [], script.actions, events,
-                    "a chosen carries a seen and an unseen chip to the vault")
+                    N_("a chosen carries a seen and an unseen chip to the vault"))
 
 
 SCENARIOS = {"kingdoms": kingdoms_scenario, "dungeon": dungeon_scenario, "chosen": chosen_scenario}

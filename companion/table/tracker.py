@@ -72,6 +72,19 @@ class TrackerConfig:
     # extra changes 16 / 16 at 0.6 s, 10 / 16 at 1.2 s, 10 / 16 at 2 s (F1 0.847 / 0.847, 0.841 / 0.845,
     # 0.839 / 0.846). Time to settle a card read in every frame is unchanged (settle_seconds).
     steady_seconds: float = 1.2
+    # Settled by evidence: a card read the same, surely, in this many looks in a row (frames read anew),
+    # lying still, with no hand over the table now, and since it appeared read in every look, as
+    # nothing else and never doubtfully, settles at once instead of after settle_seconds; a new card,
+    # a turn, a move to another zone alike. One that flickers, is doubtful, is seen now and then or
+    # still moves waits as long as before (the rules above). 0: never at once (the constant settle of
+    # before). Chosen on scripts/settle_check.py (3 demos + 4 new seeds, live and every frame: 356
+    # actions) and the 51 still real tables (vision_models/checks/still_table.py), 2026-12-04: 2 looks at
+    # 0.8 add no event anywhere and wait 0.375 s median (0.875 p95) where the constant waited 0.667
+    # (1.0); at 0.75-0.79 the still tables gain 3-7 events (phantoms, a card placed early where its
+    # centre was estimated off); 3 looks at 0.75 add none but wait 0.5 s. docs/table.md, *Settled by evidence*.
+    sure_looks: int = 2
+    sure_look_confidence: float = 0.8    # every one of those looks at least this sure
+    still_fraction: float = 0.25         # "lying still": no look farther than this share of the match distance from the last
 
     def sure_for(self, code: str) -> float:
         """The median confidence below which a settled reading of ``code`` is asked about."""
@@ -100,6 +113,10 @@ class TrackerConfig:
             raise ValueError("settle_looks must be at least 1")
         if self.steady_seconds < self.settle_seconds:
             raise ValueError("steady_seconds must be at least settle_seconds")
+        if self.sure_looks < 0 or (self.sure_looks and self.sure_looks < self.settle_looks):
+            raise ValueError("sure_looks must be 0 (never at once) or at least settle_looks")
+        if not 0 < self.sure_look_confidence <= 1 or self.still_fraction <= 0:
+            raise ValueError("sure_look_confidence must be in (0, 1] and still_fraction positive")
         if self.change_margin < 1:
             raise ValueError("change_margin must be at least 1 (a change outweighs the card's own readings)")
 
@@ -117,6 +134,10 @@ _Sighting = tuple
 # A card lifted and laid elsewhere may still be read where it lay in the frame its new place is first
 # read (the hand lifting it); read there in more frames since, it is another reading, not one card moved.
 TWIN_OVERLAP_FRAMES = 1
+# A weak back closer than this many match distances to two settled backs (or half as far to one) lies
+# over their edges, not beside them (Tracker._overlaps_settled_backs): on a mat 36 mm, half a poker
+# card's 63 mm width and a little more; the chips of the shipped Chosen demo lie 60 mm apart.
+BACK_OVERLAP_DISTANCES = 0.9
 
 
 @dataclass
@@ -142,6 +163,7 @@ class Track:
     rest: tuple[float, float] | None = None   # where it was last reported lying (moves_within_zone)
     pending_rest: tuple[float, float] | None = None
     pending_rest_since: float = 0.0
+    still_since: float = -math.inf  # since when every reading of it lay where the one before did (sure_looks)
 
     def recent(self, now: float, window: float) -> list[_Sighting]:
         """The sightings of the last ``window`` seconds, in the order kept. In time order (a tracker's
@@ -174,9 +196,15 @@ class Tracker:
         self._last_time: float | None = None
         self._frame_times: deque = deque(maxlen=600)
         self._look_times: deque = deque(maxlen=600)   # the frames read anew (see _LOOK)
+        self._hand_now = False                        # a hand over the table in the frame being read
         # The time of the last real frame once the input has ended and its last frame is being held
         # (so late cards can settle): from then on only readings steady before it may settle.
         self.held_since: float | None = None
+
+    def __setstate__(self, state: dict) -> None:
+        # a tracker saved before the evidence rule (TablePipeline.saved) resumes without its hand record
+        state.setdefault("_hand_now", False)
+        self.__dict__.update(state)
 
     # ------------------------------------------------------------------ public
 
@@ -204,9 +232,11 @@ class Tracker:
         self._last_time = time
         self._frame_times.append(time)
         look = not repeated
+        self._hand_now = occluded
         if look:
             self._look_times.append(time)
-        observations = [o for o in observations if o.confidence >= cfg.min_confidence]
+
+        observations = _one_per_card([o for o in observations if o.confidence >= cfg.min_confidence], cfg.match_distance / 2)
         matches, unmatched = self._associate(observations)
         events: list[TableEvent] = []
 
@@ -215,11 +245,13 @@ class Tracker:
             if gap > 0:
                 # a carried card keeps moving: remember its velocity to find it in the next frame
                 track.velocity = ((obs.position[0] - track.position[0]) / gap, (obs.position[1] - track.position[1]) / gap)
+            if math.dist(track.position, obs.position) > cfg.match_distance * cfg.still_fraction:
+                track.still_since = time
             track.position = obs.position
             track.last_seen = time
             track.sightings.append((time, obs.code, obs.confidence, look))
         for obs in unmatched:
-            track = Track(self._next_id, obs.position, time, time)
+            track = Track(self._next_id, obs.position, time, time, still_since=time)
             track.sightings.append((time, obs.code, obs.confidence, look))
             self._next_id += 1
             self.tracks.append(track)
@@ -294,19 +326,25 @@ class Tracker:
         if time - track.last_seen > cfg.forget_candidate_seconds and self._frames_since(track.last_seen) >= 2:
             self.tracks.remove(track)
             return []
-        if time - track.first_seen < cfg.settle_seconds - 1e-9 or track.last_seen < time:
-            return []   # too new, or not in this frame: a card settles only while it is seen
-        # steadiness and the vote are over the frames read anew: a reading handed back unread is the same look
-        span = max(cfg.settle_seconds, min(cfg.steady_seconds, time - track.first_seen))
-        window = [s for s in track.recent(time, span) if s[_LOOK]]
-        looks = sum(1 for t in self._look_times if t >= time - span - 1e-9)
-        if not window or len(window) < cfg.steady_fraction * looks:
-            return []
-        if sum(1 for s in track.sightings if s[_LOOK]) < cfg.settle_looks:
-            return []
-        code, confidence = _vote(window)
-        if code is None:
-            return []
+        if track.last_seen < time:
+            return []   # not in this frame: a card settles only while it is seen
+        sure = self._read_surely(track, time, track.first_seen)
+        if sure is not None:
+            code, confidence = sure
+        else:
+            if time - track.first_seen < cfg.settle_seconds - 1e-9:
+                return []   # too new
+            # steadiness and the vote are over the frames read anew: a reading handed back unread is the same look
+            span = max(cfg.settle_seconds, min(cfg.steady_seconds, time - track.first_seen))
+            window = [s for s in track.recent(time, span) if s[_LOOK]]
+            looks = sum(1 for t in self._look_times if t >= time - span - 1e-9)
+            if not window or len(window) < cfg.steady_fraction * looks:
+                return []
+            if sum(1 for s in track.sightings if s[_LOOK]) < cfg.settle_looks:
+                return []
+            code, confidence = _vote(window)
+            if code is None:
+                return []
         if self.held_since is not None and not self._steady_before_hold(track, code):
             return []   # seen steadily only because the last frame is held: a misread there is no card
         zone = self.zone_of(track.position)
@@ -314,6 +352,8 @@ class Tracker:
             return self._ask(track, time, "unsure", Message("is the card at this spot %(code)s? the camera is only %(confidence)s sure",
                                                             code=CardName(code), confidence=format(confidence, '.0%')),
                              {"guess": code, "confidence": round(confidence, 3)}, zone)
+        if code == "BACK" and confidence < cfg.sure_confidence and self._overlaps_settled_backs(track):
+            return []   # the detector's box across the edges of face-down cards that lie side by side
         # where a settled card lies, a second reading is that card misread (cards do not stack)
         occupant = self._settled_near(track.position, exclude=track)
         if occupant is not None and occupant.code != code:
@@ -359,6 +399,50 @@ class Tracker:
         track.settled, track.code, track.zone, track.rest = True, code, zone, track.position
         return [TableEvent("placed", code, zone, time, track.id, track.position)]
 
+    def _seen_still(self, track: Track, time: float, since: float) -> list[_Sighting] | None:
+        """The track's readings in the last ``sure_looks`` frames read anew, when it was read in every one
+        of them, lying still, all since ``since``, and there is no hand over the table now (else None).
+        Never while the last frame is held."""
+        k = self.config.sure_looks
+        # and no hand over the table now: what a hand holds or half hides is read surely now and then (a
+        # Kingdoms seed: a 4H twice under the hand where a 10D was being laid, gone in the next look). A
+        # frame unchanged since the looks, with the hand gone, is that frame: nothing moved since
+        if not k or self.held_since is not None or track.last_seen < time or self._hand_now or len(self._look_times) < k:
+            return None
+        first = self._look_times[-k]
+        if first < since - 1e-9 or first < track.still_since - 1e-9:
+            return None
+        looks = [s for s in track.recent(time, time - first) if s[_LOOK]]
+        return looks if len(looks) >= k else None
+
+    def _read_surely(self, track: Track, time: float, since: float) -> tuple[str, float] | None:
+        """(code, median confidence) when the track was read as ``code``, surely (every look at least
+        ``sure_look_confidence``), in each of the last ``sure_looks`` frames read anew, lying still, and
+        as nothing else in any look since ``since``; else None. While a settled card of the same code is
+        unseen (this may be it, carried here) it waits as before, unless it is the one face of its code
+        gone long enough to have moved here (``_missing_twin``): look-alikes carried together (the
+        Chosen's chips) are told apart by the move they share once all of them are seen."""
+        cfg = self.config
+        looks = self._seen_still(track, time, since)
+        if looks is None:
+            return None
+        code = looks[-1][_CODE]
+        if any(s[_CODE] != code or s[_CONFIDENCE] < cfg.sure_look_confidence for s in looks):
+            return None
+        # since ``since``: read in every frame read anew (one seen now and then is no steady card), as
+        # nothing else (one read otherwise now and then flickers), and never doubtfully (below the sure
+        # level a settled reading must reach: a real webcam's QD read at 0.4 for 3 s, then twice at 0.82)
+        since_looks = [s for s in track.sightings if s[_LOOK] and s[_TIME] >= since - 1e-9]
+        if len(since_looks) < sum(1 for t in self._look_times if t >= since - 1e-9):
+            return None
+        if any(s[_CODE] != code or s[_CONFIDENCE] < cfg.sure_for(code) for s in since_looks):
+            return None
+        unseen = [t for t in self.tracks if t.settled and t is not track and (t.code == code or t.face == code) and t.last_seen < time]
+        if unseen and (code == "BACK" or len(unseen) > 1 or self._missing_twin(code, exclude=track) is not unseen[0]):
+            return None
+        confidences = sorted(s[_CONFIDENCE] for s in looks)
+        return code, confidences[len(confidences) // 2]
+
     def _steady_before_hold(self, track: Track, code: str) -> bool:
         """Whether ``code`` was read steadily at ``track`` in the real frames before the input ended.
 
@@ -379,6 +463,18 @@ class Tracker:
         settled.in_order = settled.in_order and candidate.in_order and (
             not settled.sightings or not candidate.sightings or candidate.sightings[0][_TIME] >= settled.sightings[-1][_TIME])
         settled.sightings.extend(candidate.sightings)
+
+    def _overlaps_settled_backs(self, track: Track) -> bool:
+        """Whether a weak back lies over two settled face-down cards, or over one by more than half.
+
+        Two chips laid side by side are read, now and then, as a third, weak back across their edges
+        (the Chosen, a new seed: 0.47-0.50 between two chips 60 mm apart, 27 and 33 mm from each; it
+        settled, and its removal 2 s later cost the game a turn). A back really laid lies clear of the
+        others: at least a card's width from each."""
+        reach = self.config.match_distance * BACK_OVERLAP_DISTANCES
+        near = [t for t in self.tracks if t.settled and t is not track and t.code == "BACK" and not self._gone(t)
+                and math.dist(t.position, track.position) < reach]
+        return len(near) >= 2 or any(math.dist(t.position, track.position) < reach / 2 for t in near)
 
     def _settled_near(self, position: tuple[float, float], exclude: Track) -> Track | None:
         """The settled card lying where ``position`` is (closer than half the match distance), if any."""
@@ -444,7 +540,17 @@ class Tracker:
         changed = False
         # a change first steady in the held last frame is only that frame's misread, repeated
         fresh_in_hold = self.held_since is not None and track.pending_code != code
-        if code is not None and code != track.code and _share(window, code) >= cfg.steady_fraction and not fresh_in_hold:
+        sure = self._read_surely(track, time, self._look_times[-cfg.sure_looks]) \
+            if cfg.sure_looks and len(self._look_times) >= cfg.sure_looks else None
+        if sure is not None and sure[0] != track.code and "BACK" in (sure[0], track.code):
+            # turned: read surely as the other side in the last looks, and not as itself in any of them,
+            # at once. A face read as another face waits (the hysteresis above): the still real tables'
+            # flickers are such misreads, and a card swapped for another is rare in play
+            code, confidence = sure
+            if track.pending_code != code:
+                track.pending_code, track.pending_code_since = code, self._look_times[-cfg.sure_looks]
+            changed = self._outweighs(track, code, time - track.pending_code_since)
+        elif code is not None and code != track.code and _share(window, code) >= cfg.steady_fraction and not fresh_in_hold:
             if track.pending_code != code:
                 track.pending_code, track.pending_code_since = code, time
             changed = time - track.pending_code_since >= cfg.settle_seconds - 1e-9 and \
@@ -484,7 +590,8 @@ class Tracker:
         if zone != track.zone:
             if track.pending_zone != zone:
                 track.pending_zone, track.pending_zone_since = zone, time
-            elif time - track.pending_zone_since >= cfg.settle_seconds - 1e-9:
+            if time - track.pending_zone_since >= cfg.settle_seconds - 1e-9 or \
+                    self._seen_still(track, time, track.pending_zone_since) is not None:
                 if zone is None:
                     events += self._ask(track, time, "nozone-moved", Message('%(code)s was moved outside every zone', code=CardName(track.code)),
                                         {"guess": track.code}, None)
@@ -530,6 +637,21 @@ class Tracker:
         track.rest, track.pending_rest = track.position, None
         return [TableEvent("moved", track.code, track.zone, time, track.id, track.position, face=track.face,
                            previous_zone=track.zone)]
+
+
+def _one_per_card(observations: list[Observation], apart: float) -> list[Observation]:
+    """One reading per face where a frame reads the same face twice closer than ``apart``: cards do not
+    stack, so that is one card whose two indices were grouped as two (a Chosen seed: a 9D read at two
+    centres 16 mm apart became a card and a "second 9D?" question, and its turn a new chip). The surer
+    reading stays. Backs are left as they are: look-alikes, told apart by the tracker itself."""
+    faces = sorted((o for o in observations if o.code != "BACK"), key=lambda o: -o.confidence)
+    kept: list[Observation] = []
+    for obs in faces:
+        if not any(k.code == obs.code and math.dist(k.position, obs.position) < apart for k in kept):
+            kept.append(obs)
+    if len(kept) == len(faces):
+        return observations
+    return [o for o in observations if o.code == "BACK" or any(o is k for k in kept)]
 
 
 def _seen_since(track: Track, moment: float) -> int:

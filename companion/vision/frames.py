@@ -12,12 +12,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.messages import Message, MessageError
+
 # Below this the letterboxed frame holds no readable corner index; above it cv2 refuses anyway.
 MIN_SIDE = 8
 # The largest photo a phone takes (a 200 MP mode, 16320×12240) fits; a header that claims more is
 # damaged or a decompression bomb (a 1.5 kB JPEG claiming 30000×30000 decodes to 2.7 GB), refused
 # from the header before anything is decoded.
 MAX_IMAGE_PIXELS = 200_000_000
+
+
+class ImageError(MessageError, ValueError):
+    """A file or upload that is no image the eyes can read; its message names it and says why (translated where shown)."""
 
 
 def check_frame(frame: object) -> np.ndarray:
@@ -37,14 +43,14 @@ def check_frame(frame: object) -> np.ndarray:
 def decode_image(data: bytes, name: str = "image") -> np.ndarray:
     """Decode encoded image bytes (JPEG, PNG, …) to a BGR frame."""
     if not data:
-        raise ValueError(f"{name}: empty file, not an image")
+        raise ImageError(Message("%(name)s: empty file, not an image", name=name))
     _check_header(data, name)
     try:
         frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     except cv2.error:       # OpenCV's own size limit, or a header it refuses
         frame = None
     if frame is None:
-        raise ValueError(f"{name}: not a readable image (corrupt, truncated or not an image format OpenCV knows)")
+        raise ImageError(Message("%(name)s: not a readable image (corrupt, truncated, or not a photo format)", name=name))
     return check_frame(frame)
 
 
@@ -57,8 +63,8 @@ def _check_header(data: bytes, name: str) -> None:
 
     import PIL.Image
 
-    too_large = ValueError(f"{name}: its header claims more pixels than any camera takes (at most "
-                           f"{MAX_IMAGE_PIXELS // 1_000_000} MP): a damaged file")
+    too_large = ImageError(Message("%(name)s: its header claims more pixels than any camera takes (at most %(mp)s megapixels): "
+                                   "a damaged file", name=name, mp=MAX_IMAGE_PIXELS // 1_000_000))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")     # Pillow's decompression-bomb warning: the size is judged here
@@ -76,5 +82,5 @@ def load_image(path: str | os.PathLike) -> np.ndarray:
     """Read an image file to a BGR frame; a missing, empty or corrupt file is a :class:`ValueError`."""
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"{path}: no such image file")
+        raise ImageError(Message("%(path)s: no such image file", path=str(path)))
     return decode_image(path.read_bytes(), str(path))

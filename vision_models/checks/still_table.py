@@ -4,6 +4,7 @@
     python -m vision_models.checks.still_table --source webcam-strips --frames 30 --json
     python -m vision_models.checks.still_table --write-clip DIR --photo NAME   # one clip as an image folder for `table run`
     python -m vision_models.checks.still_table --no-cache              # read every clip anew (the cache: var/still_table)
+    python -m vision_models.checks.still_table --constant-settle       # the tracker's constant settle of before, to compare
 
 A still table must give the same reading frame after frame: the cards settle once and no event
 follows. No real video of a still table is at hand (``../shared/datasets/real/README.md``), so each
@@ -293,6 +294,8 @@ def main(argv=None) -> int:
                         help="keep each clip's tracker inputs here and replay them while the reading code and weights "
                              "are unchanged (default var/still_table)")
     parser.add_argument("--no-cache", action="store_true", help="read every clip anew, keep nothing")
+    parser.add_argument("--constant-settle", action="store_true",
+                        help="the tracker's constant settle of before (TrackerConfig(sure_looks=0)), to compare with")
     args = parser.parse_args(argv)
     if args.frames < 2 or args.fps <= 0:
         parser.error("--frames must be at least 2 and --fps positive")
@@ -315,7 +318,10 @@ def main(argv=None) -> int:
         if not args.json:
             print(f"\r{mode}: {n}/{total}", end="", file=sys.stderr, flush=True)
 
-    result = check(photos, args.frames, args.fps, tuple(args.mode or ("incremental", "full")), progress,
+    from companion.table.tracker import TrackerConfig
+
+    tracker = TrackerConfig(sure_looks=0) if args.constant_settle else None
+    result = check(photos, args.frames, args.fps, tuple(args.mode or ("incremental", "full")), progress, tracker=tracker,
                    cache=None if args.no_cache else args.cache)
     if not args.json:
         print(file=sys.stderr)

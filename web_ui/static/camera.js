@@ -148,7 +148,7 @@ window.Camera = (() => {
 
     $("camera-phone").addEventListener("click", async () => {
       if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-        status.textContent = _("This page cannot use the camera: open it over HTTPS (companion serve --https).");
+        status.textContent = _("This page cannot use the camera: a phone lets only secure (https://) pages use it. Ask whoever runs the companion for its https:// address.");
         return;
       }
       try {

@@ -24,6 +24,7 @@ class ScenarioResult:
     state: State
     applied: int                      # events applied before the end or the refused one
     error: str | None = None          # the refusal message, when an event was refused
+    error_message: Message | None = None   # the same, to show in the reader's language
     failures: list[str] = field(default_factory=list)  # expectations not met
 
     @property
@@ -45,7 +46,7 @@ def run(scenario: Mapping[str, Any]) -> ScenarioResult:
     illegal = expect.pop("illegal", None)
     log_contains = expect.pop("log_contains", [])
     replay = replay_events(ENGINE, ENGINE.new_game(scenario["setup"]), scenario.get("events", []))
-    result = ScenarioResult(state=replay.state, applied=replay.applied, error=replay.error)
+    result = ScenarioResult(state=replay.state, applied=replay.applied, error=replay.error, error_message=replay.error_message)
     if replay.refused is not None:
         if not illegal or illegal.get("event") != replay.refused:
             result.failures.append(f"unexpected refusal of {result.error}")

@@ -27,6 +27,7 @@ class ScenarioResult:
     state: DungeonState
     applied: int                      # events applied before the end or the refused one
     error: str | None = None          # the refusal message, when an event was refused
+    error_message: Message | None = None   # the same, to show in the reader's language
     failures: list[str] = field(default_factory=list)
 
     @property
@@ -60,7 +61,7 @@ def run(scenario: Mapping[str, Any]) -> ScenarioResult:
     log_contains = expect.pop("log_contains", [])
     replay = replay_events(ENGINE, state, scenario.get("events", []))
     applied, error = replay.applied, replay.error
-    result = ScenarioResult(replay.state, applied, error)
+    result = ScenarioResult(replay.state, applied, error, error_message=replay.error_message)
     if illegal:
         if error is None or applied != illegal["event"] - 1:
             result.failures.append(f"event {illegal['event']} should have been refused; refused: {error}")

@@ -16,7 +16,7 @@ from companion.vision.decks.copies import two_copies
 from companion.vision.decks.photo_reading import CARD_EXTENT_SHARE, PhotoReading, cards_of_photo, read_photos
 from companion.vision.grouping import CORNER_SPAN
 from companion.vision.decks.profile import DECK_CODES, STANDARD_CODES, DeckError, build_profile, self_check
-from companion.vision.decks.result import LearnedCard, LearnResult
+from companion.vision.decks.result import COMMAND_LINE_ADVICE, Advice, LearnedCard, LearnResult
 from companion.vision.decks.store import DeckStore
 from companion.messages import Message
 
@@ -96,12 +96,13 @@ def small_lone_boxes(read: list[PhotoReading], cards: list[LearnedCard], group: 
 
 def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str, parts: bool = False,
                       corrections: dict[int, str] | None = None,
-                      readings: list[PhotoReading] | None = None) -> LearnResult:
+                      readings: list[PhotoReading] | None = None, advice: Advice = COMMAND_LINE_ADVICE) -> LearnResult:
     """Learn a deck from photos of it, every card face up once per photo (or once over all photos: ``parts``).
 
     ``corrections`` names cards by their number in an earlier result's ``cards`` (the same photos in
     the same order give the same numbering): those are placed as told. ``readings``: the photos'
-    :func:`read_photos` from before, to learn again without reading them again.
+    :func:`read_photos` from before, to learn again without reading them again. ``advice``: how the
+    problems tell the player to name a card or add a photo (the command line's flags by default).
     """
     DeckStore.check_name(name)
     if not photos:
@@ -154,8 +155,8 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
         for code, numbers in two_copies(read, cards, costs, group, corrections):
             where = (Message("cards %(others)s and %(last)s", others=[f"#{k}" for k in numbers[:-1]], last=f"#{numbers[-1]}")
                      if len(numbers) > 1 else Message("card #%(number)s is two cards side by side", number=numbers[0]))
-            problems.append(Message("%(photo)s: two copies of %(code)s? (%(where)s) — photograph one deck, each card once "
-                                    "(or name the card that is not %(code)s with --set NUMBER=CODE)", photo=label, code=code, where=where))
+            problems.append(Message("%(photo)s: two copies of %(code)s? (%(where)s) — photograph one deck, each card once (%(advice)s)",
+                                    photo=label, code=code, where=where, advice=Message(advice.name_copy, code=code)))
     # Each photo of a whole deck (or the photos together, with parts) must account for every card;
     # with several whole-deck photos a card placed surely in one of them is learned, so what one
     # photo missed or was unsure of only blocks when no photo placed it surely.
@@ -166,13 +167,12 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
         found = {cards[k].code for k in unsure}
         not_found = [c for c in missing if c not in found]
         if not_found:
-            problems.append(Message("not found: %(not_found)s (photograph the whole deck, each card's corner index visible; or, with "
-                                    "--parts, add a photo of the missing cards)",
-                                    not_found=' '.join(not_found)))
+            problems.append(Message("not found: %(not_found)s (%(advice)s)", not_found=' '.join(not_found),
+                                    advice=Message(advice.add_missing)))
         if unsure:
             listed = [Message("#%(number)s read %(code)s?", number=k, code=cards[k].code) for k in unsure[:12]]
-            problems.append(Message("not sure of %(count)s cards: %(cards)s%(more)s (name them with --set NUMBER=CODE, or add another photo)",
-                                    count=len(unsure), cards=listed, more=" …" if len(unsure) > 12 else ""))
+            problems.append(Message("not sure of %(count)s cards: %(cards)s%(more)s (%(advice)s)",
+                                    count=len(unsure), cards=listed, more=" …" if len(unsure) > 12 else "", advice=Message(advice.name_cards)))
     codes, embeddings, colours, general = [], [], [], []
     for k, card in enumerate(cards):
         if not (card.code and card.sure):

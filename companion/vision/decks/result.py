@@ -6,7 +6,31 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from companion.vision.decks.profile import JOKERS, DeckProfile
-from companion.messages import Message
+from companion.messages import N_, Message
+
+
+@dataclass(frozen=True)
+class Advice:
+    """How a player is told to put right what learning could not place, where they teach the deck: the
+    command line's flags, or the phone page's taps (a phone has no shell). Each a message id."""
+
+    name_cards: str      # the cards it is not sure of
+    add_missing: str     # the cards it did not find
+    name_copy: str       # a card it found twice (%(code)s)
+    no_image_of: str     # one image per card: the cards with none (%(cards)s), read by the general models
+
+
+COMMAND_LINE_ADVICE = Advice(
+    N_("name them with --set NUMBER=CODE, or add another photo"),
+    N_("photograph the whole deck, each card's corner index visible; or, with --parts, add a photo of the missing cards"),
+    N_("or name the card that is not %(code)s with --set NUMBER=CODE"),
+    N_("no image of %(cards)s in the folder: those cards are read by the general models"))
+PHONE_ADVICE = Advice(
+    N_("tap each to name it, or add another photo"),
+    N_("photograph the whole deck, each card's corner index visible; or add a photo of the missing cards and choose "
+       "“the photos together show the deck once”"),
+    N_("or tap the card that is not %(code)s and name it"),
+    N_("no photo of %(cards)s: those cards are read by the general models"))
 
 
 @dataclass

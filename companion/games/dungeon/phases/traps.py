@@ -11,6 +11,9 @@ from companion.games.dungeon.game import _Game, _end_encounter, _need_phase, _no
 from companion.games.dungeon.phases.reveal import _after_friend
 from companion.messages import Message
 
+# A call as the log says it, in the reader's language (the event keeps "odd" / "even" as typed).
+CALLS = {"odd": Message("odd"), "even": Message("even")}
+
 
 def _trap_call(g: _Game, op: TrapCall) -> None:
     call = op.call
@@ -27,14 +30,14 @@ def _trap_call(g: _Game, op: TrapCall) -> None:
         if p in trap["calls"]:
             raise IllegalEvent(Message('%(player)s already called', player=g.name(p)))
         trap["calls"][p] = call
-        g.say(Message('%(player)s calls %(call)s.', player=g.name(p), call=call))
+        g.say(Message('%(player)s calls %(call)s.', player=g.name(p), call=CALLS.get(call, call)))
         return
     _need_phase(g, "trap")
     trap = enc["trap"]
     if p in trap["calls"]:
         raise IllegalEvent(Message('%(player)s already called', player=g.name(p)))
     trap["calls"][p] = call
-    g.say(Message('%(player)s calls %(call)s.', player=g.name(p), call=call))
+    g.say(Message('%(player)s calls %(call)s.', player=g.name(p), call=CALLS.get(call, call)))
 
 
 def _parity_matches(card: str, call: str) -> bool:
@@ -63,15 +66,15 @@ def _trap_draw(g: _Game, op: TrapDraw) -> None:
         if _parity_matches(card, call):
             g.to_exile(card)
             g.say(Message("%(player)s draws %(card)s from %(player2)s: %(call)s as called, so it is exiled.",
-                          player=g.name(p), card=card_name(card), player2=g.name(neighbour), call=call))
+                          player=g.name(p), card=card_name(card), player2=g.name(neighbour), call=CALLS.get(call, call)))
         elif g.options.trap_miss_card_exiled:
             g.to_exile(card)
             g.say(Message("%(player)s draws %(card)s from %(player2)s: not %(call)s, exiled anyway (trap_miss_card_exiled).",
-                          player=g.name(p), card=card_name(card), player2=g.name(neighbour), call=call))
+                          player=g.name(p), card=card_name(card), player2=g.name(neighbour), call=CALLS.get(call, call)))
         else:
             g.to_hand(neighbour, card)
             g.say(Message("%(player)s draws %(card)s from %(player2)s: not %(call)s, so it goes back.",
-                          player=g.name(p), card=card_name(card), player2=g.name(neighbour), call=call))
+                          player=g.name(p), card=card_name(card), player2=g.name(neighbour), call=CALLS.get(call, call)))
     trap["drawn"].append(p)
     if len(trap["drawn"]) == len(g.active()):
         g.to_exile(trap["card"])

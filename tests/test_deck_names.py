@@ -1,0 +1,89 @@
+"""Deck names as players type them, in any language (companion/vision/decks/store.py): a name in Chinese is
+saved under a safe folder of its own and found, listed and loaded by the name as typed; a deck saved under
+a plain name (every name before names in other languages were allowed) keeps its folder; names with path
+or control characters, too long, or not starting with a letter or digit are refused and change nothing."""
+from __future__ import annotations
+
+import json
+import unicodedata
+
+import numpy as np
+import pytest
+
+from companion.cli import main as companion_cli
+from companion.vision.decks.profile import DECK_CODES, DeckError, build_profile
+from companion.vision.decks.store import DeckStore, folder_name
+
+
+def profile(name: str, seed: int = 3):
+    vectors = np.random.default_rng(seed).normal(size=(len(DECK_CODES), 16))
+    return build_profile(name, list(DECK_CODES), list(vectors), [], {"cards": 54, "source": "card photos"})
+
+
+@pytest.mark.parametrize("name", ["家里的牌", "Kitchen 2", "牌（新）", "Club 家", "家" * 40, "Ünïcode deck", "home-deck"])
+def test_a_name_in_any_language_is_saved_listed_and_loaded_as_typed(tmp_path, name):
+    store = DeckStore(tmp_path)
+    folder = store.save(profile(name))
+    assert folder.parent == store.root and folder.name == folder_name(name)
+    assert folder.name.isascii() and "/" not in folder.name and len(folder.name) <= 40
+    assert store.names() == [name] and store.exists(name)
+    assert store.load(name).name == name
+    assert json.loads((folder / "profile.json").read_text(encoding="utf-8"))["name"] == name
+    store.remove(name)
+    assert store.names() == [] and not folder.exists()
+
+
+def test_plain_names_keep_their_folder_and_a_deck_saved_before_is_found(tmp_path):
+    store = DeckStore(tmp_path)
+    assert folder_name("club night") == "club night" and folder_name("home-deck") == "home-deck"
+    store.save(profile("kitchen"))
+    (store.root / "kitchen").rename(store.root / "old kitchen")     # a deck moved by hand, as before: found by its folder
+    store.save(profile("家里的牌"))
+    assert store.names() == ["old kitchen", "家里的牌"]
+    assert store.load("old kitchen").codes == profile("kitchen").codes
+
+
+def test_the_same_name_typed_two_ways_is_one_deck(tmp_path):
+    store = DeckStore(tmp_path)
+    composed = "Café 牌"
+    decomposed = unicodedata.normalize("NFD", composed)
+    assert composed != decomposed
+    store.save(profile(DeckStore.check_name(composed)))
+    assert store.exists(decomposed) and store.load(decomposed).name == composed
+    with pytest.raises(DeckError, match="already exists"):
+        store.save(profile(DeckStore.check_name(decomposed)))
+
+
+@pytest.mark.parametrize("name", ["../up", "a/b", "a\\b", "a:b", "a*b", 'a"b', "a<b", "a|b", "a?b", ".hidden", " lead", "trail ",
+                                  "tab\there", "line\nbreak", "x" * 41, "", "-dash", "\u200bzero width", "bell\x07"])
+def test_names_with_path_or_control_characters_are_refused(tmp_path, name):
+    store = DeckStore(tmp_path)
+    store.save(profile("家里的牌"))
+    before = sorted(p.name for p in store.root.iterdir())
+    with pytest.raises(DeckError, match="deck name"):
+        store.save(profile(name))
+    with pytest.raises(DeckError, match="deck name"):
+        store.load(name)
+    assert sorted(p.name for p in store.root.iterdir()) == before
+
+
+def test_a_folder_whose_profile_names_another_deck_is_not_listed(tmp_path):
+    store = DeckStore(tmp_path)
+    store.save(profile("家里的牌"))
+    other = store.root / folder_name("别的牌")
+    (store.root / folder_name("家里的牌")).rename(other)        # a folder copied under another's hash
+    assert store.names() == []
+
+
+def test_the_command_line_learns_lists_and_removes_a_chinese_deck_by_name(tmp_path, capsys):
+    store = DeckStore(tmp_path)
+    store.save(profile("家里的牌"))
+    assert companion_cli(["--language", "zh-Hans", "deck", "list", "--data", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.startswith("家里的牌：54 张牌")
+    assert companion_cli(["--language", "zh-Hans", "deck", "show", "家里的牌", "--data", str(tmp_path)]) == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith("家里的牌：") and "学自：单张牌的照片" in shown
+    assert companion_cli(["--language", "en", "deck", "remove", "家里的牌", "--data", str(tmp_path)]) == 0
+    assert "removed deck '家里的牌'" in capsys.readouterr().out and store.names() == []
+    assert companion_cli(["--language", "zh-Hans", "deck", "show", "家里的牌", "--data", str(tmp_path)]) == 2
+    assert "里没有叫 '家里的牌' 的牌" in capsys.readouterr().err
