@@ -176,6 +176,7 @@ def test_the_pages_classifier_copy_reads_a_frames_crops_in_one_run_as_one_by_one
 
 
 def test_the_pages_incremental_reading_takes_the_servers_constants(client):
+    from companion.table.pipeline import PipelineConfig
     from companion.vision import incremental
 
     told = client.get("/api/models").get_json()["contract"]["incremental"]
@@ -183,4 +184,5 @@ def test_the_pages_incremental_reading_takes_the_servers_constants(client):
                     "same_box_iou": incremental.SAME_BOX_IOU, "recheck_every": incremental.RECHECK_EVERY_FRAMES,
                     "whole_pass_every_changed": incremental.WHOLE_PASS_EVERY_CHANGED,
                     "settled_after_readings": incremental.SETTLED_AFTER_READINGS,
-                    "keep_above_confidence": incremental.KEEP_ABOVE_CONFIDENCE}
+                    "keep_above_confidence": incremental.KEEP_ABOVE_CONFIDENCE,
+                    "rescale": PipelineConfig().detector_rescale}

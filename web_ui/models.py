@@ -157,7 +157,10 @@ def models():
                             "same_box_iou": incremental.SAME_BOX_IOU, "recheck_every": incremental.RECHECK_EVERY_FRAMES,
                             "whole_pass_every_changed": incremental.WHOLE_PASS_EVERY_CHANGED,
                             "settled_after_readings": incremental.SETTLED_AFTER_READINGS,
-                            "keep_above_confidence": incremental.KEEP_ABOVE_CONFIDENCE},
+                            "keep_above_confidence": incremental.KEEP_ABOVE_CONFIDENCE,
+                            # the index size answered is taken only when it moved this share (the table pipeline's
+                            # own detector is told so): each new size reads everything anew
+                            "rescale": pipeline.PipelineConfig().detector_rescale},
             "skin": {"width": pipeline.SKIN_WIDTH, "ycrcb_low": list(pipeline.SKIN_YCRCB_LOW),
                      "ycrcb_high": list(pipeline.SKIN_YCRCB_HIGH), "occluder_fraction": pipeline.PipelineConfig().occluder_fraction},
         },

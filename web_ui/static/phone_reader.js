@@ -127,6 +127,7 @@ window.PhoneReader = (() => {
       // A hand over the table, as the server judges its own frames: while one covers it, a card unseen is
       // not gone (without it a hand carrying cards had them removed and placed anew, not moved).
       const skin = models.contract.skin || null;
+      const rescale = (models.contract.incremental || {}).rescale || 0;
       const feed = "phone-" + Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, "0")).join("");
       const canvas = document.createElement("canvas"), context = canvas.getContext("2d", { willReadFrequently: true });
       const started = performance.now(), times = [];
@@ -185,7 +186,11 @@ window.PhoneReader = (() => {
           return fail(_("The server refused this phone's readings (%(error)s): sending frames to the server instead.", { error: data.error || answer.status }));
         }
         wantFrame = Boolean(data.want_frame);
-        indexPx = data.index_px == null ? null : data.index_px;
+        // a new index size makes the reader read everything anew: taken, as the table pipeline tells its own
+        // detector, only when it moved by contract.incremental.rescale (the mat re-found every few seconds
+        // answers a size a few hundredths of a pixel off)
+        const answered = data.index_px == null ? null : data.index_px;
+        if (answered === null || indexPx === null || Math.abs(indexPx - answered) > rescale * answered) indexPx = answered;
         document.body.dataset.detectionsSent = String(Number(document.body.dataset.detectionsSent || 0) + 1);
         const backend = ready.backend === "webgpu" ? "WebGPU" : "WebAssembly";
         onStatus(deckName
