@@ -173,6 +173,29 @@ def test_chosen_send_by_the_seat_it_faces_then_play_onto_the_chosen():
     assert out.engine_events == [] and out.questions and binding.state is before
 
 
+def test_chosen_chips_are_counted_from_the_events_not_from_the_backs_a_frame_shows():
+    """A pile of N squared-up backs is one visible back: a chosen's carried chips are the chip events
+    that went with it, however many backs the camera sees under it afterwards (docs/table.md)."""
+    from calibration.layouts import layout_for
+
+    layout = layout_for("chosen", 2)
+    binding = ChosenBinding({"players": ["Ann", "Bob"]})
+    binding.zones(layout)
+    cx, cy = layout.rings.center
+    front = cy + layout.rings.outer + 15                                          # Ann's departure spot
+    binding.handle(event("placed", "BACK", "area:P1", 1))                         # Ann chips herself
+    binding.handle(event("placed", "BACK", "area:P1", 2))                         # Bob chips Ann
+    for track, dx in ((1, 75), (2, 150)):
+        binding.handle(event("moved", "BACK", "departure", track, position=(cx + dx, front), previous_zone="area:P1"))
+    out = binding.handle(event("placed", "QS", "departure", 3, position=(cx, front)))
+    assert out.engine_events[-1] == {"type": "send", "card": "QS", "medicine": [], "discard": []}
+    assert len(binding.view()["mat"][0]["chips"]) == 2
+    # the two chips squared into one pile under the chosen: one back is seen, the other track goes
+    out = binding.handle(event("removed", "BACK", "departure", 2, position=(cx + 150, front)))
+    assert out.engine_events == [] and not out.questions
+    assert len(binding.view()["mat"][0]["chips"]) == 2
+
+
 def test_unknown_game_binding_is_refused():
     with pytest.raises(ValueError, match="no table binding"):
         binding_for("poker", {})

@@ -79,9 +79,9 @@ def test_each_back_rule_can_be_switched_off_and_comes_back():
     with backs_check.grouping_constants(MAX_BACK_ASPECT=9.0):
         assert grouping.MAX_BACK_ASPECT == 9.0
     assert grouping.MAX_BACK_ASPECT == before
-    # a strip of back three times longer than wide (a column's covered card): the aspect rule drops it
-    strip = _reading([IndexReading((10, 10, 20, 40), 0.9, "5C", 0.95, 0)], [((100.0, 100.0, 400.0, 200.0), 0.8)])
-    truth = [(100.0, 100.0, 400.0, 200.0)]
+    # a strip of back four times longer than wide (a column's covered card): the aspect rule drops it
+    strip = _reading([IndexReading((10, 10, 20, 40), 0.9, "5C", 0.95, 0)], [((100.0, 100.0, 500.0, 200.0), 0.8)])
+    truth = [(100.0, 100.0, 500.0, 200.0)]
     assert backs_check.scene_backs([(strip, truth)], 0.5)["tp"] == 0
     with backs_check.grouping_constants(**backs_check.RULES_OFF["aspect"]):
         assert backs_check.scene_backs([(strip, truth)], 0.5)["tp"] == 1

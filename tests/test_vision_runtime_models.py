@@ -103,10 +103,13 @@ def test_detector_returns_one_valid_entry_per_card(detector):
     cards = detector(frame)
     assert isinstance(cards, Detections)
     assert cards.codes == reading.cards.codes
-    # every back detection that is card-shaped at the frame's index size is a face-down card
+    # a face-down card is a back detection that is card-shaped at the frame's index size (and holds no
+    # face-up card's joined corners, grouping.holds_face_card: on noise many boxes do, so at most these)
     index_scale = float(np.median([r.scale for r in reading.indices])) if reading.indices else None
     card_shaped_backs = [box for box, _ in reading.backs if card_shaped(box, index_scale)]
-    assert len(cards) == len([r for r in reading.indices if r.code]) - _pairs(reading) + len(card_shaped_backs)
+    backs = cards.codes.count("BACK")
+    assert backs <= len(card_shaped_backs)
+    assert len(cards) - backs == len([r for r in reading.indices if r.code]) - _pairs(reading)
     for code in cards.codes:
         Card.parse(code)
     assert (cards.boxes[:, [0, 2]] >= 0).all() and (cards.boxes[:, [0, 2]] <= 1280).all()

@@ -28,6 +28,7 @@ def test_the_contract_is_the_python_readers_own(client):
     assert answer["classifier"]["crop_expand"] == manifest.crop_expand
     contract = answer["contract"]
     assert contract["target_index_px"] == reading.TARGET_INDEX_PX and contract["tile_below_px"] == reading.TILE_BELOW_PX
+    assert contract["photo_tile_below_px"] == reading.PHOTO_TILE_BELOW_PX
     assert contract["oriented_aspect"] == reading.ORIENTED_ASPECT and contract["rotations"] == list(reading.ROTATIONS)
     # the server's own reader loads the int8 copies (ModelSpec.path_for, onnxruntime, "auto")
     assert answer["precision"] == "int8"

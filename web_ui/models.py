@@ -147,6 +147,7 @@ def models():
         "contract": {
             "pad_value": PAD_VALUE, "max_det": 300, "max_nms": decoding._MAX_NMS, "class_offset": decoding._MAX_WH,
             "target_index_px": reading.TARGET_INDEX_PX, "tile_below_px": reading.TILE_BELOW_PX,
+            "photo_tile_below_px": reading.PHOTO_TILE_BELOW_PX,
             "max_zoom": reading.MAX_ZOOM, "oriented_aspect": reading.ORIENTED_ASPECT,
             "index_class": reading.INDEX_CLASS, "back_class": reading.BACK_CLASS, "none_class": reading.NONE_CLASS,
             "rotations": list(reading.ROTATIONS), "tile": "auto",

@@ -123,6 +123,37 @@ def recall_by_bin(rows_by_mode: dict[str, list[dict]], ratios: dict[str, float],
     return result
 
 
+def interleaved_cost(frames: list, settings: dict[str, dict], repeats: int = 1) -> dict[str, dict]:
+    """Each setting's cost on the same frames, read in turns (A B A B ...) by one detector so that a load
+    that comes and goes weighs on each alike: {setting: {"median_ms", "mean_ms", "tiled"}}. A setting is
+    ``companion.vision.detector``'s constants (e.g. ``{"TILE_BELOW_PX": 26.0}``), set for its reads only."""
+    import time
+
+    from companion.vision import Detector
+    from companion.vision import detector as detector_module
+
+    detector = Detector.load(tile="auto")
+    times: dict[str, list[float]] = {name: [] for name in settings}
+    tiled: dict[str, int] = {name: 0 for name in settings}
+    for _ in range(repeats):
+        for frame in frames:
+            for name, constants in settings.items():
+                before = {key: getattr(detector_module, key) for key in constants}
+                try:
+                    for key, value in constants.items():
+                        setattr(detector_module, key, value)
+                    start = time.perf_counter()
+                    detector.read(frame)
+                    times[name].append((time.perf_counter() - start) * 1000)
+                    whole = detector._detect_window(frame, 0, 0)
+                    tiled[name] += detector.window_size(frame.shape[:2], whole) is not None
+                finally:
+                    for key, value in before.items():
+                        setattr(detector_module, key, value)
+    return {name: {"median_ms": round(statistics.median(values), 1), "mean_ms": round(statistics.mean(values), 1),
+                   "tiled": tiled[name] // repeats, "frames": len(frames)} for name, values in times.items()}
+
+
 def table(result: dict) -> str:
     modes = list(result)
     labels = list(dict.fromkeys(label for mode in modes for label in result[mode]))
@@ -144,6 +175,9 @@ def main(argv=None) -> int:
     parser.add_argument("--source", action="append", choices=PLACED, metavar="NAME", help=f"default: {', '.join(PLACED)}")
     parser.add_argument("--cache-dir", type=Path, default=Path("var/scale-check"), metavar="DIR")
     parser.add_argument("--datasets", type=Path, default=real_check.REAL)
+    parser.add_argument("--cost", type=int, default=0, metavar="N",
+                        help="also time N of the photos (every k-th) with TILE_BELOW_PX at its value and at --below, in turns")
+    parser.add_argument("--below", type=float, default=26.0, metavar="PX", help="the other TILE_BELOW_PX --cost times")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     modes = args.tile or ["auto", "off"]
@@ -185,10 +219,21 @@ def main(argv=None) -> int:
                               for row in card_rows(by_name[r["source"], r["name"]], r, input_side)]
     ratios = ratios_by_source(rows_by_mode[modes[0]])
     result = {"ratios": ratios, "recall": recall_by_bin(rows_by_mode, ratios)}
+    if args.cost:
+        from companion.vision import load_image
+        from companion.vision.detector import TILE_BELOW_PX
+
+        step = max(1, len(photos) // args.cost)
+        frames = [load_image(p.path) for p in photos[::step][:args.cost]]
+        result["cost"] = interleaved_cost(frames, {f"TILE_BELOW_PX {TILE_BELOW_PX:g}": {},
+                                                   f"TILE_BELOW_PX {args.below:g}": {"TILE_BELOW_PX": args.below}})
     if args.json:
         print(json.dumps(result, indent=1))
     else:
         print(table(result["recall"]))
+        for name, cost in result.get("cost", {}).items():
+            print(f"{name}: median {cost['median_ms']} ms, mean {cost['mean_ms']} ms a photo, "
+                  f"{cost['tiled']} of {cost['frames']} photos read with windows (timed in turns)")
         print("\nindex / card ratio (whole-card labels, found cards, first mode): "
               + ", ".join(f"{s} {v:.3f}" for s, v in ratios.items()))
     return 0

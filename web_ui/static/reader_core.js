@@ -536,7 +536,9 @@
       const longest = Math.max(height, width);
       const px = indexPx != null ? indexPx : measuredIndexPx(whole, conf);
       if (px == null) return null;
-      if (px * target / longest >= contract.tile_below_px) return null;
+      // a photo (no index size told, no learned deck) starts the closer look sooner: detector.PHOTO_TILE_BELOW_PX
+      const below = indexPx == null && !deck ? contract.photo_tile_below_px : contract.tile_below_px;
+      if (px * target / longest >= below) return null;
       const size = pyRound(target * px / contract.target_index_px);
       return Math.max(size, pyRound(target / maxZoom));
     }
