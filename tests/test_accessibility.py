@@ -35,6 +35,12 @@ def small_targets(page) -> list[str]:
                          [TARGETS, MIN_TARGET_PX])
 
 
+def page_problems(page) -> list[str]:
+    """What a phone user meets on the page as it stands: axe's violations, targets under a finger, a page wider than the screen."""
+    page.wait_for_timeout(100)
+    return axe_violations(page) + small_targets(page) + (["wider than the screen"] if too_wide(page) else [])
+
+
 def too_wide(page) -> bool:
     # Against the layout viewport: on a phone (is_mobile) window.innerWidth grows to whatever overflows.
     return page.evaluate("document.scrollingElement.scrollWidth > document.documentElement.clientWidth + 1")
@@ -70,8 +76,7 @@ def test_every_page_passes_axe_has_finger_sized_targets_and_fits_the_phone(brows
     problems = {}
 
     def check(name):
-        page.wait_for_timeout(100)
-        found = axe_violations(page) + small_targets(page) + (["wider than the screen"] if too_wide(page) else [])
+        found = page_problems(page)
         if found:
             problems[name] = found
 

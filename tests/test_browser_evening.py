@@ -11,7 +11,7 @@ import pytest
 from helpers.browser import PHONE
 from helpers.finished_games import finished
 from helpers.web import request, running_server
-from test_accessibility import NARROW_PHONE_PX, axe_violations, small_targets, too_wide
+from test_accessibility import NARROW_PHONE_PX, page_problems
 
 pytestmark = pytest.mark.browser
 HOST = "t" * 43
@@ -53,8 +53,7 @@ def test_every_evening_page_passes_axe_has_finger_sized_targets_and_fits_the_pho
     problems = {}
 
     def check(name):
-        page.wait_for_timeout(100)
-        found = axe_violations(page) + small_targets(page) + (["wider than the screen"] if too_wide(page) else [])
+        found = page_problems(page)
         if found:
             problems[name] = found
 

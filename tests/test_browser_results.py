@@ -20,7 +20,7 @@ from helpers.browser import PHONE
 from helpers.games import kingdoms_game, play_through_api, simulated_game
 from helpers.screens import english_left, layout_problems, visible_text
 from helpers.web import running_server
-from test_accessibility import axe_violations, small_targets, too_wide
+from test_accessibility import page_problems
 
 pytestmark = pytest.mark.browser
 SHOTS = os.environ.get("COMPANION_SCREENSHOTS")
@@ -60,7 +60,7 @@ def test_each_result_page_is_clean_and_readable_on_a_phone(browser, played, widt
     for game, table in tables.items():
         page.goto(f"/t/{table['id']}/result")
         page.wait_for_selector("#ranking")
-        found = axe_violations(page) + small_targets(page) + (["wider than the screen"] if too_wide(page) else [])
+        found = page_problems(page)
         found += layout_problems(page)
         if language != "en":
             found += [f"English left: {text!r}" for text in english_left(visible_text(page), [*names[game], *FORMATS])]

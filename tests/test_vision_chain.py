@@ -202,3 +202,25 @@ def test_the_report_sets_each_source_shipped_beside_candidate(tmp_path):
     assert rows[0].startswith("| source | deck trained on |") and len(rows) == 4
     assert rows[2].startswith("| kentdoan-play | no | 10 | 0.500 | **0.750** |") and "4 → 1" in rows[2]
     assert rows[3].startswith("| rf100-test | yes |")
+
+
+def test_a_resumed_chain_finds_its_dataset_from_another_checkout(monkeypatch, tmp_path):
+    import torch
+
+    data, run = tmp_path / "here" / "var" / "data" / "detect_chain", tmp_path / "here" / "var" / "runs" / "detector_chain"
+    data.mkdir(parents=True)
+    (run / "weights").mkdir(parents=True)
+    gone = "/work/gone-checkout/var/data/detect_chain"
+    (data / "data.yaml").write_text(f"path: {gone}\ntrain: {gone}/train.txt\nval: {gone}/val.txt\nnames:\n  0: index\n  1: back\n")
+    (data / "train.txt").write_text(f"{gone}/general/train/images/a.jpg\n{gone}/backs/train/images/b.jpg\n")
+    checkpoint = run / "weights" / "last.pt"
+    torch.save({"train_args": {"data": f"{gone}/data.yaml", "project": "/work/gone-checkout/var/runs"}, "epoch": 7}, checkpoint)
+    monkeypatch.setattr(chain, "DATA", data)
+    monkeypatch.setattr(chain, "RUN", run)
+    chain.rebase(checkpoint)
+    assert f"train: {data}/train.txt" in (data / "data.yaml").read_text()
+    assert (data / "train.txt").read_text().splitlines() == [f"{data}/general/train/images/a.jpg", f"{data}/backs/train/images/b.jpg"]
+    saved = torch.load(checkpoint, weights_only=False)
+    assert saved["train_args"]["data"] == str(data / "data.yaml") and saved["epoch"] == 7
+    chain.rebase(checkpoint)   # a second time changes nothing
+    assert (data / "train.txt").read_text().splitlines()[0] == f"{data}/general/train/images/a.jpg"

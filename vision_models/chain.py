@@ -210,6 +210,40 @@ def _epochs_done() -> int:
     return epochs_of(RUN_NAME)
 
 
+DATASET_FILES = ("data.yaml", "data_val_real.yaml", "train.txt", "val.txt", "val_real.txt")
+
+
+def rebase(checkpoint: Path) -> None:
+    """Point the dataset's lists and a checkpoint's training arguments at this checkout's ``var/``.
+
+    They hold absolute paths, and the checkout that wrote them may be gone when the next session resumes
+    (the first run's were written from a worktree, ``/work/chain-run``); ``var/`` itself is the same folder
+    outside the work tree, so only the prefix before ``var/data/detect_chain`` changes.
+    """
+    import re
+
+    import torch
+
+    here = str(DATA)
+    pattern = re.compile(r"[^\s:]*/var/data/detect_chain")
+    for name in DATASET_FILES:
+        path = DATA / name
+        if path.exists():
+            text = path.read_text()
+            moved = pattern.sub(here, text)
+            if moved != text:
+                path.write_text(moved)
+    saved = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    args = saved.get("train_args") or {}
+    wanted = {"data": str(DATA / "data.yaml"), "project": str(RUN.parent)}
+    if any(args.get(key) != value for key, value in wanted.items()):
+        args.update(wanted)
+        if "save_dir" in args:
+            args["save_dir"] = str(RUN)
+        saved["train_args"] = args
+        torch.save(saved, checkpoint)
+
+
 def train_done() -> bool:
     return (RUN / "finished.json").exists()
 
@@ -226,6 +260,7 @@ def train() -> None:
     last = RUN / "weights" / "last.pt"
     if last.exists():
         print(f"[chain] resuming {RUN_NAME} after epoch {_epochs_done()}", flush=True)
+        rebase(last)
         YOLO(str(last)).train(resume=True)
     else:
         YOLO(str(RECOVERED)).train(
