@@ -74,7 +74,7 @@ def test_text_output_lists_the_changes_then_the_cards(capsys):
     assert main(["table", "run", "--game", "none", "--source", str(demo_dir("dungeon")), "--detector", "truth", "--check-truth"]) == 0
     text = capsys.readouterr().out
     lines = text.splitlines()
-    assert lines[0].endswith("positions in px")
+    assert lines[0].endswith("positions in pixels")   # the unit in words, as the Chinese output says it
     assert any(line.strip().endswith("placed") for line in lines)
     assert "turned to" in text and "on the table at the end (11):" in text
     assert "truth: the cards match the recording's last frame" in text
