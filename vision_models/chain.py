@@ -358,12 +358,14 @@ def status_line() -> str:
 # (autogroup) and shares the cores between groups before nice counts inside one, so a nice value alone
 # moved nothing: on 2026-12-04, beside five engineers' tests and browsers (load 13-20), training took
 # 15-18 s a batch at nice -15 and 3-4 s once its group's nice was -15 (``/proc/self/autogroup``).
+# ``CARD_COMPANION_CHAIN_NICE`` sets another value: 0 shares the cores evenly with a session's own tests
+# (a session working alone on the machine wants its test runs and the training at one pace).
 CHAIN_AUTOGROUP_NICE = -15
 
 
 def _favour_training() -> None:
     try:
-        Path("/proc/self/autogroup").write_text(str(CHAIN_AUTOGROUP_NICE))
+        Path("/proc/self/autogroup").write_text(os.environ.get("CARD_COMPANION_CHAIN_NICE", str(CHAIN_AUTOGROUP_NICE)))
     except OSError:  # not Linux, no autogroup, or not allowed: the chain runs at the usual share
         pass
 
