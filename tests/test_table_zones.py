@@ -60,6 +60,20 @@ def test_the_lattice_angle_comes_from_the_cards(angle):
     assert lattice_angle([(0, 0), (300, 300)], (68.0, 93.0)) is None   # too far apart to be neighbours
 
 
+@pytest.mark.parametrize("angle", [0.0, 12.0, -30.0])
+def test_a_diagonal_neighbour_laid_a_little_close_does_not_tilt_the_lattice(angle):
+    spacing = (68.5, 93.9)
+    # side by side, and one cell down and across from the second laid 6 mm short of the diagonal's 116 mm
+    # (hands are not precise): within 20 % of the rows' spacing, but a diagonal, not a column neighbour
+    side_by_side = lattice_points(angle, spacing, [(2, 1), (2, 2)])
+    a = math.radians(angle)
+    toward = (65.9, -87.8)
+    across = (side_by_side[1][0] + toward[0] * math.cos(a) - toward[1] * math.sin(a),
+              side_by_side[1][1] + toward[0] * math.sin(a) + toward[1] * math.cos(a))
+    assert math.hypot(across[0] - side_by_side[1][0], across[1] - side_by_side[1][1]) < 1.2 * spacing[1]
+    assert math.degrees(lattice_angle([*side_by_side, across], spacing)) == pytest.approx(angle, abs=0.5)
+
+
 @pytest.mark.parametrize("angle", [0.0, 15.0, -20.0])
 def test_the_floating_grid_names_cells_from_the_first_card(angle):
     spacing = (68.0, 93.0)
