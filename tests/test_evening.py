@@ -159,6 +159,55 @@ def test_an_exported_game_imported_into_a_fresh_server_has_the_same_final_state(
     assert restarted.get(f"/api/tables/{table['id']}").get_json() == before
 
 
+def finished_note(page: str) -> str:
+    """The table page's "this game is finished" section, as served (its ``hidden`` attribute included)."""
+    start = page.index('<section id="finished-note"')
+    return page[start:page.index("</section>", start)]
+
+
+@pytest.mark.parametrize("game", ["kingdoms", "dungeon", "chosen"])
+def test_a_finished_table_takes_no_new_event_and_its_referees_undo_reopens_it(tmp_path, database, game):
+    """What a referee expects at the end of a game: the table is read-only (a new event answers 409 in the phone's
+    language and changes nothing, its page shows the game finished with the result one tap away), a retried last
+    tap still gets its answer, and Undo corrects the last change by reopening the game."""
+    client = app_for(tmp_path, database).test_client()
+    game, setup, events = finished(game)
+    table = client.post("/api/tables", json={"game": game, **setup}).get_json()
+    referee = {"X-Referee-Pin": table["pin"]}
+    path = f"/api/tables/{table['id']}"
+    for event in events[:-1]:
+        assert client.post(f"{path}/events", json=event, headers=referee).status_code == 200
+    assert client.get(path).get_json()["session"]["finished"] is False
+    assert "hidden" in finished_note(client.get(f"/t/{table['id']}").get_data(as_text=True))
+    last = client.post(f"{path}/events", json=events[-1], headers={**referee, "Idempotency-Key": "the-last-tap"})
+    assert last.status_code == 200 and last.get_json()["state"]["session"]["finished"] is True
+    # the last tap's answer was lost and the phone sends it again: the change it made, not a refusal
+    again = client.post(f"{path}/events", json=events[-1], headers={**referee, "Idempotency-Key": "the-last-tap"})
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
+
+    state, journal = client.get(path).get_json(), client.get(f"{path}/journal").get_json()
+    for language, words in (("en", "is finished: it takes no new event"), ("zh-CN,zh;q=0.9", "的游戏已结束：不再接受新的事件")):
+        for event in (events[-1], events[0]):   # the same move again, and one from the start of the game
+            refused = client.post(f"{path}/events", json=event, headers={**referee, "Accept-Language": language})
+            assert refused.status_code == 409, refused.get_json()
+            assert table["id"] in refused.get_json()["error"] and words in refused.get_json()["error"], refused.get_json()
+    assert client.get(path).get_json() == state and client.get(f"{path}/journal").get_json() == journal
+    note = finished_note(client.get(f"/t/{table['id']}").get_data(as_text=True))
+    assert "hidden" not in note.split(">")[0] and f'href="/t/{table["id"]}/result"' in note
+    assert "这局游戏已结束" in client.get(f"/t/{table['id']}", headers={"Accept-Language": "zh-CN"}).get_data(as_text=True)
+    listed = client.get("/api/evening/tables", headers=AS_HOST).get_json()["tables"][0]
+    assert listed["state"] == "finished"
+
+    # the referee corrects the last move: Undo reopens the game, and the move is taken again
+    undone = client.post(f"{path}/undo", json={"undoes": state["session"]["undo_seq"]}, headers=referee)
+    assert undone.status_code == 200 and undone.get_json()["state"]["session"]["finished"] is False
+    assert client.get("/api/evening/tables", headers=AS_HOST).get_json()["tables"][0]["state"] == "playing"
+    assert "hidden" in finished_note(client.get(f"/t/{table['id']}").get_data(as_text=True)).split(">")[0]
+    redone = client.post(f"{path}/events", json=events[-1], headers=referee)
+    assert redone.status_code == 200 and redone.get_json()["state"]["session"]["finished"] is True
+    assert client.get("/api/evening/tables", headers=AS_HOST).get_json()["tables"][0]["winners"] == listed["winners"]
+
+
 def exported_kingdoms(client):
     table, _ = play(client, "kingdoms")
     return json.loads(client.get(f"/api/tables/{table['id']}/export.json", headers=AS_HOST).data)
