@@ -59,8 +59,8 @@ def read_csv(response):
 
 
 @pytest.mark.parametrize("game", ["kingdoms", "dungeon", "chosen"])
-def test_the_hosts_list_shows_a_finished_game_with_its_winner_and_the_csv_the_engines_scores(tmp_path, game):
-    client = app_for(tmp_path).test_client()
+def test_the_hosts_list_shows_a_finished_game_with_its_winner_and_the_csv_the_engines_scores(tmp_path, database, game):
+    client = app_for(tmp_path, database).test_client()
     table, view = play(client, game)
     listed = client.get("/api/evening/tables", headers=AS_HOST).get_json()["tables"]
     assert [(t["id"], t["state"], t["winners"]) for t in listed] == [(table["id"], "finished", engine_winners(game, view))]
@@ -72,6 +72,37 @@ def test_the_hosts_list_shows_a_finished_game_with_its_winner_and_the_csv_the_en
     assert len(rows) == len(view["players"])
     assert {row["player"]: int(row["score"]) for row in rows} == engine_scores(game, view)
     assert {row["player"] for row in rows if row["winner"] == "yes"} == set(engine_winners(game, view))
+
+
+def test_the_evenings_csv_has_one_row_per_game_and_player_with_the_engines_final_scores(tmp_path, database):
+    """/api/evening/export.csv, every table of the server: each finished game's players in seat order with the score
+    the engine's replay of the same events gives, its winners marked and ranked first; a game still being played
+    is there too, marked playing, with no winner."""
+    client = app_for(tmp_path, database).test_client()
+    played = {}
+    for game, names in (("kingdoms", ("Ann", "Bo")), ("dungeon", ("Cy", "李雷", "Di")), ("chosen", ("Ed", "韩梅梅", "=Fay"))):
+        table, view = play(client, game, names=names)
+        played[table["id"]] = (game, names, view)
+    playing = client.post("/api/tables", json={"game": "chosen", "players": [{"name": "Gus"}, {"name": "Hui"}]}).get_json()
+    assert client.get("/api/evening/export.csv").status_code == 403   # every table's scores: the host's
+    rows = read_csv(client.get("/api/evening/export.csv", headers=AS_HOST))
+    by_table: dict[str, list[dict]] = {}
+    for row in rows:
+        by_table.setdefault(row["table"], []).append(row)
+    assert set(by_table) == {*played, playing["id"]}
+    assert len(rows) == sum(len(names) for _, names, _ in played.values()) + 2
+    for table_id, (game, names, view) in played.items():
+        table_rows = by_table[table_id]
+        seats = [(game, "finished", str(seat)) for seat in range(1, len(names) + 1)]
+        assert [(row["game"], row["state"], row["seat"]) for row in table_rows] == seats
+        # the seats as typed (a name that reads as a formula is written as text: "'=Fay")
+        assert [row["player"].removeprefix("'") for row in table_rows] == list(names)
+        scores = {row["player"].removeprefix("'"): int(row["score"]) for row in table_rows}
+        assert scores == engine_scores(game, view)
+        assert {row["player"].removeprefix("'") for row in table_rows if row["winner"] == "yes"} == set(engine_winners(game, view))
+        best = max(scores.values())
+        assert {row["rank"] for row in table_rows if int(row["score"]) == best} == {"1"}
+    assert [(row["player"], row["state"], row["winner"]) for row in by_table[playing["id"]]] == [("Gus", "playing", "no"), ("Hui", "playing", "no")]
 
 
 def test_a_players_record_counts_the_wins_across_two_finished_games_and_the_host_merges_two_names(tmp_path):
