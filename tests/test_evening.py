@@ -239,6 +239,21 @@ def test_a_finished_table_takes_no_new_event_and_its_referees_undo_reopens_it(tm
     assert client.get("/api/evening/tables", headers=AS_HOST).get_json()["tables"][0]["winners"] == listed["winners"]
 
 
+def test_a_camera_reading_at_a_finished_table_is_refused_as_the_referees_move_is(tmp_path):
+    """The camera keeps reading while the players gather the cards: none of it changes a finished game (the camera
+    turns a refused reading into a question for the referee: companion/session/camera.py)."""
+    from companion.session import GameFinished
+
+    client = app_for(tmp_path).test_client()
+    made, _ = play(client, "chosen")
+    table = client.application.extensions["registry"].get(made["id"])
+    _, _, events = finished("chosen")
+    revision, journal = table.seq, client.get(f"/api/tables/{made['id']}/journal").get_json()
+    with pytest.raises(GameFinished):
+        table.submit(events[-1], source="camera")
+    assert table.seq == revision and client.get(f"/api/tables/{made['id']}/journal").get_json() == journal
+
+
 def exported_kingdoms(client):
     table, _ = play(client, "kingdoms")
     return json.loads(client.get(f"/api/tables/{table['id']}/export.json", headers=AS_HOST).data)

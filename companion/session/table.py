@@ -287,14 +287,15 @@ class Table:
             if (done := self._replayed(key, "event", event)) is not None:
                 return done
             self._check_expected(expected)
-            # After the retried key (a tap that finished the game, sent again, gets its answer) and the stale
-            # revision (that phone saw an older table): a finished game takes no new event, whoever sends it.
-            # Undo stays open to the referee: it reopens the game to correct the last change.
+            if source == "camera" and self._overruled(event):
+                return None
+            # After the retried key (a tap that finished the game, sent again, gets its answer), the stale revision
+            # (that phone saw an older table) and a camera reading the referee already corrected (silent, as ever):
+            # a finished game takes no new event, whoever sends it. Undo stays open to the referee: it reopens the
+            # game to correct the last change.
             if self._finished_unlocked():
                 raise GameFinished(Message("the game at table %(table)s is finished: it takes no new event "
                                            "(the referee's Undo reopens it to correct the last change)", table=self.id))
-            if source == "camera" and self._overruled(event):
-                return None
             new_state = apply_checked(self.engine, self.state, event)
             chain = [(event, source, key, new_state)] + self._automatic_events(new_state)
             # the event and the automatic events it makes due are stored in one write (all or none): a
