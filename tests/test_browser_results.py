@@ -128,3 +128,34 @@ def test_the_table_pages_show_the_same_chart_and_link_to_the_result(browser, pla
         page.wait_for_selector("#ranking")
         assert page.url.endswith(f"/t/{table['id']}/result")
     context.close()
+
+
+@pytest.mark.parametrize("game", ["kingdoms", "dungeon", "chosen"])
+def test_a_finished_table_page_offers_no_move_and_the_referees_undo_reopens_it(browser, tmp_path, game):
+    """The referee's own phone on a finished table: the page says so and links to the result, with no move entry
+    anywhere (the board's buttons, + Event, Redo); Undo stays and reopens the game, and the entry comes back."""
+    made = {"kingdoms": kingdoms_game(seed=1), "dungeon": simulated_game("dungeon", seed=21, players=3),
+            "chosen": simulated_game("chosen", seed=7, players=3)}[game]
+    with running_server(tmp_path) as (base, app):
+        table = play_through_api(app.test_client(), game, *made)
+        context = browser.new_context(**PHONE, base_url=base)
+        page = context.new_page()
+        page.goto(f"/t/{table['id']}#ref={table['referee_token']}")
+        page.wait_for_selector("body.referee[data-live='1']")
+        assert page.locator("#finished-note").is_visible()
+        assert page.locator("#finished-result").get_attribute("href") == f"/t/{table['id']}/result"
+        assert page.locator("#event-open").is_hidden() and page.locator("#redo").is_disabled() and page.locator("#undo").is_enabled()
+        # every button left on the board only shows something (a castle's account): none asks for a card or sends a move
+        posted = []
+        page.on("request", lambda request: posted.append(request.url) if request.method == "POST" else None)
+        for index in range(page.locator("#board button:visible").count()):
+            button = page.locator("#board button:visible").nth(index)
+            if button.is_enabled():
+                label = button.inner_text()
+                button.click()
+                assert page.locator("dialog[open]").count() == 0, f"{label!r} opened a dialog on a finished table"
+        assert posted == []
+        page.click("#undo")
+        page.wait_for_selector("#finished-note", state="hidden")
+        assert page.locator("#event-open").is_visible() and page.locator("#redo").is_enabled()
+        context.close()

@@ -59,8 +59,8 @@ def read_csv(response):
 
 
 @pytest.mark.parametrize("game", ["kingdoms", "dungeon", "chosen"])
-def test_the_hosts_list_shows_a_finished_game_with_its_winner_and_the_csv_the_engines_scores(tmp_path, game):
-    client = app_for(tmp_path).test_client()
+def test_the_hosts_list_shows_a_finished_game_with_its_winner_and_the_csv_the_engines_scores(tmp_path, database, game):
+    client = app_for(tmp_path, database).test_client()
     table, view = play(client, game)
     listed = client.get("/api/evening/tables", headers=AS_HOST).get_json()["tables"]
     assert [(t["id"], t["state"], t["winners"]) for t in listed] == [(table["id"], "finished", engine_winners(game, view))]
@@ -72,6 +72,37 @@ def test_the_hosts_list_shows_a_finished_game_with_its_winner_and_the_csv_the_en
     assert len(rows) == len(view["players"])
     assert {row["player"]: int(row["score"]) for row in rows} == engine_scores(game, view)
     assert {row["player"] for row in rows if row["winner"] == "yes"} == set(engine_winners(game, view))
+
+
+def test_the_evenings_csv_has_one_row_per_game_and_player_with_the_engines_final_scores(tmp_path, database):
+    """/api/evening/export.csv, every table of the server: each finished game's players in seat order with the score
+    the engine's replay of the same events gives, its winners marked and ranked first; a game still being played
+    is there too, marked playing, with no winner."""
+    client = app_for(tmp_path, database).test_client()
+    played = {}
+    for game, names in (("kingdoms", ("Ann", "Bo")), ("dungeon", ("Cy", "李雷", "Di")), ("chosen", ("Ed", "韩梅梅", "=Fay"))):
+        table, view = play(client, game, names=names)
+        played[table["id"]] = (game, names, view)
+    playing = client.post("/api/tables", json={"game": "chosen", "players": [{"name": "Gus"}, {"name": "Hui"}]}).get_json()
+    assert client.get("/api/evening/export.csv").status_code == 403   # every table's scores: the host's
+    rows = read_csv(client.get("/api/evening/export.csv", headers=AS_HOST))
+    by_table: dict[str, list[dict]] = {}
+    for row in rows:
+        by_table.setdefault(row["table"], []).append(row)
+    assert set(by_table) == {*played, playing["id"]}
+    assert len(rows) == sum(len(names) for _, names, _ in played.values()) + 2
+    for table_id, (game, names, view) in played.items():
+        table_rows = by_table[table_id]
+        seats = [(game, "finished", str(seat)) for seat in range(1, len(names) + 1)]
+        assert [(row["game"], row["state"], row["seat"]) for row in table_rows] == seats
+        # the seats as typed (a name that reads as a formula is written as text: "'=Fay")
+        assert [row["player"].removeprefix("'") for row in table_rows] == list(names)
+        scores = {row["player"].removeprefix("'"): int(row["score"]) for row in table_rows}
+        assert scores == engine_scores(game, view)
+        assert {row["player"].removeprefix("'") for row in table_rows if row["winner"] == "yes"} == set(engine_winners(game, view))
+        best = max(scores.values())
+        assert {row["rank"] for row in table_rows if int(row["score"]) == best} == {"1"}
+    assert [(row["player"], row["state"], row["winner"]) for row in by_table[playing["id"]]] == [("Gus", "playing", "no"), ("Hui", "playing", "no")]
 
 
 def test_a_players_record_counts_the_wins_across_two_finished_games_and_the_host_merges_two_names(tmp_path):
@@ -157,6 +188,70 @@ def test_an_exported_game_imported_into_a_fresh_server_has_the_same_final_state(
     venue.application.extensions["registry"].close()
     restarted = app_for(tmp_path / "venue", database).test_client()
     assert restarted.get(f"/api/tables/{table['id']}").get_json() == before
+
+
+def finished_note(page: str) -> str:
+    """The table page's "this game is finished" section, as served (its ``hidden`` attribute included)."""
+    start = page.index('<section id="finished-note"')
+    return page[start:page.index("</section>", start)]
+
+
+@pytest.mark.parametrize("game", ["kingdoms", "dungeon", "chosen"])
+def test_a_finished_table_takes_no_new_event_and_its_referees_undo_reopens_it(tmp_path, database, game):
+    """What a referee expects at the end of a game: the table is read-only (a new event answers 409 in the phone's
+    language and changes nothing, its page shows the game finished with the result one tap away), a retried last
+    tap still gets its answer, and Undo corrects the last change by reopening the game."""
+    client = app_for(tmp_path, database).test_client()
+    game, setup, events = finished(game)
+    table = client.post("/api/tables", json={"game": game, **setup}).get_json()
+    referee = {"X-Referee-Pin": table["pin"]}
+    path = f"/api/tables/{table['id']}"
+    for event in events[:-1]:
+        assert client.post(f"{path}/events", json=event, headers=referee).status_code == 200
+    assert client.get(path).get_json()["session"]["finished"] is False
+    assert "hidden" in finished_note(client.get(f"/t/{table['id']}").get_data(as_text=True))
+    last = client.post(f"{path}/events", json=events[-1], headers={**referee, "Idempotency-Key": "the-last-tap"})
+    assert last.status_code == 200 and last.get_json()["state"]["session"]["finished"] is True
+    # the last tap's answer was lost and the phone sends it again: the change it made, not a refusal
+    again = client.post(f"{path}/events", json=events[-1], headers={**referee, "Idempotency-Key": "the-last-tap"})
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
+
+    state, journal = client.get(path).get_json(), client.get(f"{path}/journal").get_json()
+    for language, words in (("en", "is finished: it takes no new event"), ("zh-CN,zh;q=0.9", "的游戏已结束：不再接受新的事件")):
+        for event in (events[-1], events[0]):   # the same move again, and one from the start of the game
+            refused = client.post(f"{path}/events", json=event, headers={**referee, "Accept-Language": language})
+            assert refused.status_code == 409, refused.get_json()
+            assert table["id"] in refused.get_json()["error"] and words in refused.get_json()["error"], refused.get_json()
+    assert client.get(path).get_json() == state and client.get(f"{path}/journal").get_json() == journal
+    note = finished_note(client.get(f"/t/{table['id']}").get_data(as_text=True))
+    assert "hidden" not in note.split(">")[0] and f'href="/t/{table["id"]}/result"' in note
+    assert "这局游戏已结束" in client.get(f"/t/{table['id']}", headers={"Accept-Language": "zh-CN"}).get_data(as_text=True)
+    listed = client.get("/api/evening/tables", headers=AS_HOST).get_json()["tables"][0]
+    assert listed["state"] == "finished"
+
+    # the referee corrects the last move: Undo reopens the game, and the move is taken again
+    undone = client.post(f"{path}/undo", json={"undoes": state["session"]["undo_seq"]}, headers=referee)
+    assert undone.status_code == 200 and undone.get_json()["state"]["session"]["finished"] is False
+    assert client.get("/api/evening/tables", headers=AS_HOST).get_json()["tables"][0]["state"] == "playing"
+    assert "hidden" in finished_note(client.get(f"/t/{table['id']}").get_data(as_text=True)).split(">")[0]
+    redone = client.post(f"{path}/events", json=events[-1], headers=referee)
+    assert redone.status_code == 200 and redone.get_json()["state"]["session"]["finished"] is True
+    assert client.get("/api/evening/tables", headers=AS_HOST).get_json()["tables"][0]["winners"] == listed["winners"]
+
+
+def test_a_camera_reading_at_a_finished_table_is_refused_as_the_referees_move_is(tmp_path):
+    """The camera keeps reading while the players gather the cards: none of it changes a finished game (the camera
+    turns a refused reading into a question for the referee: companion/session/camera.py)."""
+    from companion.session import GameFinished
+
+    client = app_for(tmp_path).test_client()
+    made, _ = play(client, "chosen")
+    table = client.application.extensions["registry"].get(made["id"])
+    _, _, events = finished("chosen")
+    revision, journal = table.seq, client.get(f"/api/tables/{made['id']}/journal").get_json()
+    with pytest.raises(GameFinished):
+        table.submit(events[-1], source="camera")
+    assert table.seq == revision and client.get(f"/api/tables/{made['id']}/journal").get_json() == journal
 
 
 def exported_kingdoms(client):

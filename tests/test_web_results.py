@@ -38,11 +38,18 @@ def inline_charts(html: str) -> list[str]:
             for m in re.finditer(r"<svg viewBox[^>]*class=\"score-chart\".*?</svg>", html, re.S)]
 
 
-@pytest.fixture()
-def client(tmp_path):
+def app_on(data_dir, database):
     config = {key: getattr(TestConfig, key) for key in dir(TestConfig) if key.isupper()}
-    config.update(DATA_DIR=str(tmp_path))
-    return create_app(config).test_client()
+    config.update(DATA_DIR=str(data_dir), DATABASE=database)
+    return create_app(config)
+
+
+@pytest.fixture()
+def client(tmp_path, database):
+    """A server on each store in turn (the SQLite journal, a fresh PostgreSQL database: conftest's ``database``)."""
+    app = app_on(tmp_path, database)
+    yield app.test_client()
+    app.extensions["registry"].close()
 
 
 def finished(client, game, setup, events):
@@ -86,6 +93,16 @@ def test_the_result_json_is_the_engines_result_of_the_replayed_game(client):
     engine = get_engine("kingdoms")
     assert answer["result"] == engine.result(replay(engine, setup, events))
     assert answer["table"]["page"] == f"/t/{table['id']}/result"
+    # after a restart the table is replayed from its store when its result is first asked for: the same account
+    page = client.get(f"/t/{table['id']}/result").get_data(as_text=True)
+    client.application.extensions["registry"].close()
+    restarted = app_on(client.application.config["DATA_DIR"], client.application.config["DATABASE"])
+    try:
+        again = restarted.test_client()
+        assert again.get(f"/api/tables/{table['id']}/result").get_json()["result"] == answer["result"]
+        assert again.get(f"/t/{table['id']}/result").get_data(as_text=True) == page
+    finally:
+        restarted.extensions["registry"].close()
 
 
 def test_a_guilds_and_dungeon_game_to_its_end_charts_treasures_by_encounter_and_shows_the_tie_break(client):

@@ -2,13 +2,18 @@
 from __future__ import annotations
 
 import json
+import os
+import queue
+import re
 import shutil
 import signal
 import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -122,3 +127,52 @@ def test_no_phone_reader_makes_every_phone_send_frames(tmp_path):
                 assert json.loads(response.read())["reader"]["enabled"] is enabled
         finally:
             stop(process)
+
+
+def test_serve_prints_the_hosts_link_and_keeps_its_token_in_the_data_folder(tmp_path):
+    """``companion serve`` tells the host where the evening's list is: it prints ``/evening#host=TOKEN`` on its own
+    address, the token it wrote to DATA/host-token (readable by its owner only), and that token opens the list;
+    started again on the same folder it prints the same link."""
+    def serve_until_the_host_link(port):
+        # unbuffered: the link must be readable while the server runs, as a terminal shows it
+        process = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", str(port),
+                                    "--data", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
+        deadline, said = time.monotonic() + 60, []
+        while time.monotonic() < deadline:
+            try:
+                said.append(lines.get(timeout=0.5))
+            except queue.Empty:
+                assert process.poll() is None, "".join(said)
+                continue
+            found = re.search(rf"http://127\.0\.0\.1:{port}/evening#host=([A-Za-z0-9_-]+)", said[-1])
+            if found:
+                return process, found.group(1)
+        process.kill()
+        raise AssertionError("no host's link printed within 60 s:\n" + "".join(said))
+
+    port = free_port()
+    process, token = serve_until_the_host_link(port)
+    try:
+        stored = tmp_path / "host-token"
+        assert stored.read_text().strip() == token and len(token) == 43
+        assert stored.stat().st_mode & 0o777 == 0o600
+        base = f"http://127.0.0.1:{port}"
+        wait_until_up(base + "/api/games")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(base + "/api/evening/tables", timeout=5)
+        assert refused.value.code == 403
+        request = urllib.request.Request(base + "/api/evening/tables", headers={"X-Host-Token": token})
+        with urllib.request.urlopen(request, timeout=5) as response:
+            assert response.status == 200 and json.loads(response.read())["tables"] == []
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(10)
+    process, again = serve_until_the_host_link(free_port())
+    try:
+        assert again == token
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(10)

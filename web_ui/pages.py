@@ -50,8 +50,9 @@ def table(table_id: str):
     if found.id != table_id:
         return redirect(url_for("pages.table", table_id=found.id))
     decks = current_app.extensions["camera"].decks
+    # a finished game's page is read-only from its first paint (app.js keeps it so as the game ends or reopens)
     return render_template("table.html", table=found, join_url=join_url(found), deck=decks.resolve(found.deck)[1],
-                           deck_names=registry().deck_names(), default_deck=decks.default)
+                           deck_names=registry().deck_names(), default_deck=decks.default, finished=found.finished)
 
 
 def rulings(game: str, options: Mapping[str, Any]) -> list[dict[str, Any]]:

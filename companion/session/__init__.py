@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from companion.session.registry import ID_PATTERN, TableRegistry, normalize_table_id
 from companion.session.store import EventStore, JournalEntry, JournalStore, StoreUnavailable, TableRecord
-from companion.session.table import (Conflict, DeckChoice, KeyReused, SessionError, Table, TableNotFound, UnknownDeck,
+from companion.session.table import (Conflict, DeckChoice, GameFinished, KeyReused, SessionError, Table, TableNotFound, UnknownDeck,
                                      check_event_shape, event_target)
 
 __all__ = [
-    "Conflict", "DeckChoice", "KeyReused", "EventStore", "ID_PATTERN", "JournalEntry", "JournalStore", "StoreUnavailable",
+    "Conflict", "DeckChoice", "GameFinished", "KeyReused", "EventStore", "ID_PATTERN", "JournalEntry", "JournalStore", "StoreUnavailable",
     "SessionError", "Table", "TableNotFound", "TableRecord",
     "TableRegistry", "UnknownDeck", "check_event_shape", "event_target", "normalize_table_id",
 ]

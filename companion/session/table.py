@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 from companion.games import IllegalEvent, replay
 from companion.session import patch
 from companion.session.store import JournalEntry, JournalStore, StoreConflict, TableRecord, TableSummary
-from companion.session.summary import DELETED, summarize
+from companion.session.summary import DELETED, FINISHED, summarize
 from companion.messages import Message, MessageError
 
 SOURCES = ("referee", "camera")
@@ -71,6 +71,11 @@ class TableNotFound(SessionError):
 
 class Conflict(SessionError):
     """The request was made against another revision of the table than it has now (HTTP 409)."""
+
+
+class GameFinished(Conflict):
+    """The game at this table is over: it takes no new event (HTTP 409). Its referee's Undo still takes the last
+    event back, which reopens the game: a correction, not a new move."""
 
 
 class KeyReused(SessionError):
@@ -222,6 +227,8 @@ class Table:
         self._recent: collections.deque[JournalEntry] = collections.deque(maxlen=PATCH_HISTORY + 1)
         self.state = self.engine.new_game(self.record.setup)
         self._view_cache: tuple[int, dict] | None = None
+        # Whether the game is over at a revision (the engine's result says so, as the evening's list reads it)
+        self._finished_cache: tuple[int, bool] | None = None
         self._last_snapshot: tuple[int, dict] | None = None
         self._patches: collections.deque[tuple[int, str]] = collections.deque(maxlen=PATCH_HISTORY)
         # Called (inside the table's lock, so keep them quick) after every change: the web layer wakes
@@ -282,6 +289,13 @@ class Table:
             self._check_expected(expected)
             if source == "camera" and self._overruled(event):
                 return None
+            # After the retried key (a tap that finished the game, sent again, gets its answer), the stale revision
+            # (that phone saw an older table) and a camera reading the referee already corrected (silent, as ever):
+            # a finished game takes no new event, whoever sends it. Undo stays open to the referee: it reopens the
+            # game to correct the last change.
+            if self._finished_unlocked():
+                raise GameFinished(Message("the game at table %(table)s is finished: it takes no new event "
+                                           "(the referee's Undo reopens it to correct the last change)", table=self.id))
             new_state = apply_checked(self.engine, self.state, event)
             chain = [(event, source, key, new_state)] + self._automatic_events(new_state)
             # the event and the automatic events it makes due are stored in one write (all or none): a
@@ -417,10 +431,33 @@ class Table:
                                  self.engine.view(self.state), self.deleted)
 
     def _summary(self, state: Any, seq: int, at: float, view: dict, deleted: bool) -> TableSummary:
+        return self._summary_and_finished(state, seq, at, view, deleted)[0]
+
+    def _summary_and_finished(self, state: Any, seq: int, at: float, view: dict, deleted: bool) -> tuple[TableSummary, bool]:
+        """The summary row and whether the game is over (a deleted table's row says deleted, yet its game may be over)."""
         result = getattr(self.engine, "result", None)   # an engine without one (a test's) is read from its view
         made = summarize(self.game, view, result(state) if result is not None else None)
-        return TableSummary(self.id, self.game, DELETED if deleted else made["state"], made["players"], made["winners"],
-                            seq, self.record.created_at, at)
+        summary = TableSummary(self.id, self.game, DELETED if deleted else made["state"], made["players"], made["winners"],
+                               seq, self.record.created_at, at)
+        return summary, made["state"] == FINISHED
+
+    def _view_unlocked(self) -> dict:
+        """The engine's public view of the current state, made once per revision."""
+        if self._view_cache is None or self._view_cache[0] != self.seq:
+            self._view_cache = (self.seq, self.engine.view(self.state))
+        return self._view_cache[1]
+
+    def _finished_unlocked(self) -> bool:
+        """Whether the game is over now, by the same account as the summary (the engine's ``result``)."""
+        if self._finished_cache is None or self._finished_cache[0] != self.seq:
+            self._finished_cache = (self.seq, self._summary_and_finished(self.state, self.seq, 0.0, self._view_unlocked(), False)[1])
+        return self._finished_cache[1]
+
+    @property
+    def finished(self) -> bool:
+        """The game is over: the table takes no new event (see :class:`GameFinished`) and its pages show it read-only."""
+        with self._changed:
+            return self._finished_unlocked()
 
     def _change(self, change: Callable[[], Any]) -> Any:
         """Runs ``change`` in the table's lock, after taking what other servers stored (a shared store).
@@ -488,9 +525,10 @@ class Table:
         at = self.clock()
         entries = [JournalEntry(self.seq + n, kind, event, source, at, key) for n, (kind, event, source, key) in enumerate(changes, 1)]
         view = self.engine.view(state)
-        summary = self._summary(state, entries[-1].seq, at, view, self.deleted or entries[-1].kind == "delete")
+        summary, finished = self._summary_and_finished(state, entries[-1].seq, at, view, self.deleted or entries[-1].kind == "delete")
         self.store.append(self.id, entries[0] if len(entries) == 1 else entries, summary)  # raises before anything in memory changes
         self._view_cache = (entries[-1].seq, view)   # the last change's view is this one: not made twice
+        self._finished_cache = (entries[-1].seq, finished)   # and so is its result
         return entries
 
     def _advance(self, entry: JournalEntry) -> None:
@@ -574,13 +612,12 @@ class Table:
             "events": len(self._active),
             "warnings": [warning.to_json() for warning in self.warnings],
             "deck": self._deck.to_json(),
+            # the game is over: no new event is taken (409), the table page shows it read-only
+            "finished": self._finished_unlocked(),
         }
 
     def _snapshot_unlocked(self) -> dict[str, Any]:
-        seq = self.seq
-        if self._view_cache is None or self._view_cache[0] != seq:
-            self._view_cache = (seq, self.engine.view(self.state))
-        view = dict(self._view_cache[1])
+        view = dict(self._view_unlocked())
         view["session"] = self.meta()
         # One JSON round trip: the view is plain JSON (tuples become lists) exactly as a phone sees it,
         # so patches between two snapshots apply in the browser to the same document.

@@ -80,8 +80,13 @@
     details.open = !!open;
     board.replaceChildren(node, details);
     const session = state.session || {};
+    // A finished game is read-only: no move entry (the screens ask mayEnterMoves), its result one tap away;
+    // the referee's Undo stays, to correct the last change (that reopens the game).
+    $("finished-note").hidden = !session.finished;
+    document.body.classList.toggle("finished", !!session.finished);
+    $("event-open").hidden = !!session.finished;
     $("undo").disabled = !session.can_undo;
-    $("redo").disabled = !session.can_redo;
+    $("redo").disabled = !session.can_redo || !!session.finished;
     for (const w of session.warnings || []) say(I18n.render(w), "error");
     if (deckPanel) deckPanel.update(state);
   }
@@ -205,7 +210,9 @@
   document.addEventListener("click", () => { if (document.body.dataset.wake !== "on") keepAwake(); }, { passive: true });
 
   // -- referee -------------------------------------------------------------------------------------
+  // This phone holds the referee's key (the bar with Undo shows); it may enter moves only while the game is on.
   function isReferee() { return !!pin; }
+  function mayEnterMoves() { return isReferee() && !(state && state.session && state.session.finished); }
   function showReferee() {
     document.body.classList.toggle("referee", isReferee());
     $("referee-bar").hidden = !isReferee();
@@ -348,7 +355,8 @@
     $("join-dialog").showModal();
   });
 
-  const ctx = { isReferee, send, call, pick, say, openEvent, tableId, game, rerender: render, accept, get state() { return state; } };
+  // The screens, the camera, the questions and the deck panel offer their entry to ctx.isReferee(): a finished game offers none.
+  const ctx = { isReferee: mayEnterMoves, send, call, pick, say, openEvent, tableId, game, rerender: render, accept, get state() { return state; } };
   window.companion = ctx;
   deckPanel = window.Deck ? window.Deck.init(ctx) : null;
   if (window.Questions) window.Questions.init(ctx, apiUrl, () => pin);
