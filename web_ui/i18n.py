@@ -121,6 +121,12 @@ def too_large(limit_bytes: int) -> Message:
                    mb=format(limit_bytes / (1024 * 1024), "g"))
 
 
+def too_slow(seconds: float) -> Message:
+    """What a phone is told when what it sent stopped arriving (a weak link dropped it half way): to send it again."""
+    return Message("what was sent did not arrive within %(seconds)s s (a weak connection?): send it again",
+                   seconds=format(seconds, "g"))
+
+
 def _safe_next(target: str | None) -> str:
     """Only a path on this server (no other host, no scheme): the switch never redirects elsewhere."""
     if not target:
