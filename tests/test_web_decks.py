@@ -108,6 +108,9 @@ def test_bad_uploads_names_and_removals_are_refused_clearly_and_nothing_changes(
     response = client.delete("/api/decks/nosuch")
     assert response.status_code == 404 and "no deck named 'nosuch'" in response.get_json()["error"]
     assert "home" in response.get_json()["error"]          # the decks there are
+    assert app.config["DATA_DIR"] not in response.get_json()["error"]     # a phone is not told the server's folders
+    response = client.delete("/api/decks/nosuch", headers={"Accept-Language": "zh-CN"})
+    assert response.get_json()["error"].startswith("服务器上没有叫 'nosuch' 的牌（已有：")
     response = client.delete("/api/decks/" + "x" * 41)
     assert response.status_code == 400 and "deck name" in response.get_json()["error"]
     assert client.post("/api/decks/drafts/nosuch/save", json={}).status_code == 404

@@ -84,8 +84,9 @@ def render(message: Message | str | dict | None) -> str:
 
 
 def error_text(error: BaseException) -> str:
-    """An exception's text for the reader: its :class:`Message` when it carries one, else ``str``."""
-    message = getattr(error, "message", None)
+    """An exception's text for the reader: its :class:`Message` when it carries one (what a player is told:
+    ``for_player``), else ``str``."""
+    message = getattr(error, "for_player", None) or getattr(error, "message", None)
     if isinstance(message, Message):
         return render(message)
     return str(error)
