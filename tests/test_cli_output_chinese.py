@@ -110,6 +110,8 @@ def commands(inputs, tmp):
         yield f"chosen replay {path.name}", ["chosen", "replay", str(path), "--format", "text"]
     for path in dungeon[:3]:
         yield f"dungeon replay {path.name}", ["dungeon", "replay", str(path), "--format", "text"]
+    yield "chosen replay, no such file", ["chosen", "replay", str(inputs / "nowhere.json")]
+    yield "dungeon replay, not JSON", ["dungeon", "replay", str(inputs / "cut.json")]
     yield "kingdoms replay", ["kingdoms", "replay", str(GOLDEN_KINGDOMS), "--format", "text"]
     yield "kingdoms replay, no such file", ["kingdoms", "replay", str(inputs / "nowhere.json")]
     yield "kingdoms score", ["kingdoms", "score", str(inputs / "board.json"), "--format", "text"]
@@ -121,6 +123,8 @@ def commands(inputs, tmp):
     yield "table run on the demo", ["table", "run", "--game", "kingdoms", "--source", str(tmp / "demo"), "--detector", "truth",
                                     "--players", "Ann,Bob", "--max-frames", "40"]
     yield "table run, no source", ["table", "run", "--game", "kingdoms", "--source", str(tmp / "nowhere")]
+    yield "table run, a setup not JSON", ["table", "run", "--game", "kingdoms", "--source", str(tmp / "demo"), "--setup",
+                                          str(inputs / "cut.json")]
 
 
 @pytest.mark.slow
@@ -147,6 +151,10 @@ def test_every_commands_text_output_is_chinese(inputs, tmp_path, capsys, monkeyp
         f"companion：错误：{inputs / 'cut.json'}：不是合法的 JSON（第 1 行第 71 个字符处缺少逗号）",
         f"companion：错误：{inputs / 'nowhere.json'}：没有这个文件",
         f"companion：错误：{inputs}：这是文件夹，不是文件"]
+    assert printed["chosen replay, no such file"].strip() == f"companion：错误：{inputs / 'nowhere.json'}：没有这个文件"
+    not_json = f"companion：错误：{inputs / 'cut.json'}：不是合法的 JSON（第 1 行第 71 个字符处缺少逗号）"
+    assert printed["dungeon replay, not JSON"].strip() == not_json
+    assert printed["table run, a setup not JSON"].strip() == not_json
 
 
 def test_the_output_checker_sees_english():
