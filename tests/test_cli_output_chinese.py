@@ -117,6 +117,8 @@ def commands(inputs, tmp):
     yield "kingdoms score", ["kingdoms", "score", str(inputs / "board.json"), "--format", "text"]
     yield "kingdoms score, bad files", ["kingdoms", "score", str(inputs / "cut.json"), str(inputs / "nowhere.json"), str(inputs),
                                         "--format", "text"]
+    yield "evaluate, no such folder", ["evaluate", str(inputs / "nowhere")]
+    yield "evaluate, not a labelled folder", ["evaluate", str(inputs / "cards")]
     yield "mat", ["mat", "--game", "dungeon", "--players", "3", "--out", str(tmp / "mat.pdf")]
     yield "demo render", ["demo", "render", "--game", "kingdoms", "--out", str(tmp / "demo"), "--size", "320x240", "--fps", "2",
                           "--card-truth"]
@@ -155,6 +157,8 @@ def test_every_commands_text_output_is_chinese(inputs, tmp_path, capsys, monkeyp
     not_json = f"companion：错误：{inputs / 'cut.json'}：不是合法的 JSON（第 1 行第 71 个字符处缺少逗号）"
     assert printed["dungeon replay, not JSON"].strip() == not_json
     assert printed["table run, a setup not JSON"].strip() == not_json
+    assert printed["evaluate, no such folder"].strip() == f"companion：错误：{inputs / 'nowhere'}：没有这个文件夹"
+    assert printed["evaluate, not a labelled folder"].startswith(f"companion：错误：{inputs / 'cards' / 'data.yaml'}：没有这个文件（")
 
 
 def test_the_output_checker_sees_english():
