@@ -145,6 +145,8 @@ def test_every_commands_text_output_is_chinese(inputs, tmp_path, capsys, monkeyp
     assert problems == {}, json.dumps(problems, indent=1, ensure_ascii=False)
     assert printed["deck list"].startswith("家里的牌：3 张牌"), printed["deck list"]
     assert "没有 " in printed["deck learn, a partial folder"]
+    assert "请补拍缺的牌" in printed["deck learn, a photo of part of a deck"]       # given --parts, not told to add it
+    assert "--parts" not in printed["deck learn, a photo of part of a deck"]
     assert "错误" in printed["detect, no image"] and "无法读取的图片" in printed["detect, no image"]
     assert "战斗：" in printed["simulate dungeon"] and "全桌赢不了的战斗：" in printed["simulate dungeon"]
     assert "7H.jpg：无法读取的图片" in printed["deck learn, a broken image in the folder"]
