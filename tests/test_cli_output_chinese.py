@@ -102,6 +102,7 @@ def commands(inputs, tmp):
     (profile,) = (tmp / "data" / "decks").glob("*/prototypes.npz")
     profile.write_bytes(b"damaged since it was saved")
     yield "deck show, damaged", ["deck", "show", "家里的牌", "--data", data]
+    yield "deck list, damaged", ["deck", "list", "--data", data]
     yield "deck remove", ["deck", "remove", "家里的牌", "--data", data]
     yield "simulate dungeon", ["simulate", "dungeon", "--games", "20", "--processes", "1", "--format", "text"]
     yield "simulate chosen", ["simulate", "chosen", "--games", "4", "--processes", "1", "--format", "text"]
@@ -151,6 +152,7 @@ def test_every_commands_text_output_is_chinese(inputs, tmp_path, capsys, monkeyp
     assert "战斗：" in printed["simulate dungeon"] and "全桌赢不了的战斗：" in printed["simulate dungeon"]
     assert "7H.jpg：无法读取的图片" in printed["deck learn, a broken image in the folder"]
     assert printed["deck show, damaged"].startswith("companion：错误：牌 '家里的牌' 已损坏：读不了 ")
+    assert printed["deck list, damaged"].startswith(f"家里的牌：已损坏，读不了 {tmp_path / 'data' / 'decks'}")
     assert printed["kingdoms score, bad files"].splitlines() == [
         f"companion：错误：{inputs / 'cut.json'}：不是合法的 JSON（第 1 行第 71 个字符处缺少逗号）",
         f"companion：错误：{inputs / 'nowhere.json'}：没有这个文件",

@@ -156,7 +156,7 @@ class DeckStore:
             raise DamagedDeck(Message("deck %(name)s is damaged: %(file)s cannot be read (teach it again, or remove it)",
                                       name=repr(name), file=str(reading)),
                               for_player=Message("the deck %(name)s is damaged on the server: teach it again, or remove it",
-                                                 name=repr(name)), reason=f"{reading}: {error}") from None
+                                                 name=repr(name)), file=reading, reason=f"{reading}: {error}") from None
 
     def remove(self, name: str) -> None:
         if not self.exists(name):
@@ -174,10 +174,12 @@ class DeckStore:
 
 
 class DamagedDeck(DeckError):
-    """A saved deck whose files cannot be read; ``reason`` is the file and the OS's (or numpy's) words, for a server's log."""
+    """A saved deck whose files cannot be read: ``file`` the one that failed (a listing names it), ``reason`` that file
+    and the OS's (or numpy's) words, for a server's log."""
 
-    def __init__(self, message: Message, *, for_player: Message, reason: str) -> None:
+    def __init__(self, message: Message, *, for_player: Message, file: Path, reason: str) -> None:
         super().__init__(message, for_player=for_player)
+        self.file = file
         self.reason = reason
 
 
