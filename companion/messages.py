@@ -240,8 +240,12 @@ def jsonable(value: Any) -> Any:
 class MessageError(Exception):
     """An error whose text is a :class:`Message`: ``str(error)`` is the English sentence; ``error.message`` is
     translated where it is shown (the web API answers in the phone's language, the CLI in its own).
-    Plain text is accepted too (shown untranslated)."""
+    Plain text is accepted too (shown untranslated).
 
-    def __init__(self, message: Message | str = "", *args: object) -> None:
+    ``for_player``, when given, is what a phone is told instead: the same failure without what only the
+    server's operator can use (the server's folders, the operating system's own words)."""
+
+    def __init__(self, message: Message | str = "", *args: object, for_player: Message | None = None) -> None:
         super().__init__(str(message), *args)
         self.message: Message = message if isinstance(message, Message) else Message(str(message))
+        self.for_player: Message = for_player if for_player is not None else self.message

@@ -64,10 +64,12 @@ def test_replay_command_failing_expectation_exits_1(tmp_path, capsys):
     assert "EXPECTATION FAILED" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("content,message", [(None, "no such scenario"), ("{", "not valid JSON"), ("[]", "needs 'setup'")])
+@pytest.mark.parametrize("content,message", [(None, "no such file"),
+                                             ("{", "not JSON (a key in double quotes was expected at line 1, character 2)"),
+                                             ("[]", "a scenario needs 'setup' and a list of 'events'")])
 def test_replay_command_bad_files(tmp_path, capsys, content, message):
     path = tmp_path / "s.json"
     if content is not None:
         path.write_text(content)
     assert main(["chosen", "replay", str(path)]) == 2
-    assert message in capsys.readouterr().err
+    assert capsys.readouterr().err.strip() == f"companion: error: {path}: {message}"

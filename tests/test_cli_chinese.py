@@ -23,8 +23,14 @@ PROPER_NAMES = {"companion", "onnxruntime", "openvino", "Detector", "load", "Mar
                 "JSON", "PDF", "JPEG", "PNG", "YOLO", "Linux", "localhost", "mypc", "local", "stderr", "sigma", "Ann", "Bob", "Cy",
                 "en", "zh", "Hans"}   # the language codes, as --language takes them
 FILE_KEYS = {"players", "options", "deal", "events", "expect", "setup", "null", "board", "black", "red", "error", "work"}
-TYPED = re.compile(r"`[^`]*`|\{[^}]*\}|'[^']*'|\"[^\"]*\"|--?[\w-]+|\$\w+|\S*[/\\]\S*|\b[\w-]+(?:\.\w+)+\b|\b[A-Z][A-Z0-9_|x.]*\b"
-                   r"|\b\w+(?:_\w+)+\b|\b\w*\d\w*\b")
+# What a user types or a program reads, wherever it appears: quoted and {"json": …} text, flags, $VARIABLES,
+# paths and file names, ALL-CAPS names and metavars, codes with digits.
+TYPED_ANYWHERE = (r"`[^`]*`|\{[^}]*\}|'[^']*'|\"[^\"]*\"|--?[\w-]+|\$\w+|\S*[/\\]\S*|\b[\w-]+(?:\.\w+)+\b|\b[A-Z][A-Z0-9_|x.]*\b"
+                  r"|\b\w*\d\w*\b")
+# snake_case names: in --help, destinations and JSON keys a user types (a command's output is stricter:
+# tests/test_cli_output_chinese.py counts a raw key there as English).
+SNAKE_CASE = r"\b\w+(?:_\w+)+\b"
+TYPED = re.compile(f"{TYPED_ANYWHERE}|{SNAKE_CASE}")
 
 
 def every_parser(parser, path=("companion",)):

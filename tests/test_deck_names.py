@@ -87,3 +87,25 @@ def test_the_command_line_learns_lists_and_removes_a_chinese_deck_by_name(tmp_pa
     assert "removed deck '家里的牌'" in capsys.readouterr().out and store.names() == []
     assert companion_cli(["--language", "zh-Hans", "deck", "show", "家里的牌", "--data", str(tmp_path)]) == 2
     assert "里没有叫 '家里的牌' 的牌" in capsys.readouterr().err
+
+
+def test_deck_list_marks_a_damaged_deck_and_still_lists_the_others(tmp_path, capsys):
+    """As the phones' deck menu (tests/test_web_table_decks.py): one damaged deck hides none of the others."""
+    store = DeckStore(tmp_path)
+    store.save(profile("家里的牌"))
+    damaged = store.save(profile("kitchen")) / "prototypes.npz"
+    damaged.write_bytes(b"damaged since it was saved")
+    assert companion_cli(["--language", "en", "deck", "list", "--data", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"kitchen: damaged, {damaged} cannot be read (teach it again, or `companion deck remove` it)",
+        "家里的牌: 54 cards, learned ? from photos of single cards"]
+    assert companion_cli(["--language", "zh-Hans", "deck", "list", "--data", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"kitchen：已损坏，读不了 {damaged}（请重新教它，或用 `companion deck remove` 删掉它）",
+        "家里的牌：54 张牌，? 从 单张牌的照片 学会"]
+    # every deck damaged: each still listed, and the exit status says none can be used
+    (store.path("家里的牌") / "prototypes.npz").write_bytes(b"")
+    assert companion_cli(["--language", "en", "deck", "list", "--data", str(tmp_path)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"kitchen: damaged, {damaged} cannot be read (teach it again, or `companion deck remove` it)",
+        f"家里的牌: damaged, {store.path('家里的牌') / 'prototypes.npz'} cannot be read (teach it again, or `companion deck remove` it)"]

@@ -392,15 +392,30 @@ def test_with_parts_two_photos_of_half_a_deck_make_a_deck_and_without_they_do_no
     from helpers.decks import CARD_H, CARD_W
 
     from companion.vision import Detector
-    from companion.vision.decks.photos import learn_from_photos
+    from companion.messages import Message
+    from companion.vision.decks.photos import learn_from_photos, read_photos
+    from companion.vision.decks.result import PHONE_ADVICE
 
     halves = [list(DECK_CODES[:27]), list(DECK_CODES[27:])]
     photos, truths = zip(*(spread(half) for half in halves))
     labelled = [(f"half{n}.png", image) for n, image in enumerate(photos)]
     detector = Detector.load(tile="auto")
-    alone = learn_from_photos(detector, labelled, "halves")
-    assert not alone.complete and any("not found" in p for p in map(str, alone.problems))
-    together = learn_from_photos(detector, labelled, "halves", parts=True)
+    readings = read_photos(detector, labelled)
+    alone = learn_from_photos(detector, labelled, "halves", readings=readings)
+    assert not alone.complete
+    (not_found,) = [p for p in map(str, alone.problems) if p.startswith("not found")]
+    assert not_found.endswith("(photograph the whole deck, each card's corner index visible; or, with --parts, add a photo of the "
+                              "missing cards)")
+    # with --parts given, the cards still missing ask only for their photo, not for the --parts the player gave
+    one_half = learn_from_photos(detector, labelled[:1], "halves", parts=True, readings=readings[:1])
+    (not_found,) = [p for p in map(str, one_half.problems) if p.startswith("not found")]
+    assert all(code in not_found.split() for code in halves[1] if code not in ("BJ", "SJ"))
+    assert not_found.endswith("(add a photo of the missing cards, each card's corner index visible)")
+    on_the_phone = learn_from_photos(detector, labelled[:1], "halves", parts=True, readings=readings[:1], advice=PHONE_ADVICE)
+    assert [p for p in on_the_phone.problems if str(p).startswith("not found")] == [Message(
+        "not found: %(not_found)s (%(advice)s)", not_found=not_found.split(": ")[1].split(" (")[0],
+        advice=Message("add a photo of the missing cards, each card's corner index visible"))]     # not "choose “… together …”"
+    together = learn_from_photos(detector, labelled, "halves", parts=True, readings=readings)
     named = {}
     for number, card in together.asked():        # what the player names on the phone or with --set
         x1, y1, x2, y2 = card.box

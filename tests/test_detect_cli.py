@@ -102,7 +102,25 @@ def test_evaluate_writes_a_report_and_json(weights, tmp_path, capsys):
     parallel = json.loads(capsys.readouterr().out)
     assert parallel["overall"] == summary["overall"] and parallel["confusions"] == summary["confusions"]
     assert main(["evaluate", str(tmp_path / "none"), "--weights", str(weights)]) == 2
-    assert "no such folder" in capsys.readouterr().err
+    assert capsys.readouterr().err.strip() == f"companion: error: {tmp_path / 'none'}: no such folder"
+
+
+def test_evaluate_says_what_a_folder_lacks_before_the_models_load(tmp_path, capsys):
+    """No models named here exist: each refusal below comes from the folder's check, made before they load."""
+    no_models = ["--weights", str(tmp_path / "no-models")]
+    folder = tmp_path / "labelled"
+    folder.mkdir()
+    for lacking, said in ((None, f"{folder / 'data.yaml'}: missing (a labelled folder needs data.yaml with the class names)"),
+                          ("data.yaml", f"{folder}: no images/ folder (expected images/, labels/ and data.yaml)"),
+                          ("images", f"{folder}: no images to score with --split 'all'")):
+        if lacking == "data.yaml":
+            (folder / "data.yaml").write_text("names: ['AS', 'KD']\n")
+        elif lacking == "images":
+            (folder / "images").mkdir()
+        assert main(["evaluate", str(folder), "--split", "all", *no_models]) == 2
+        assert capsys.readouterr().err.strip() == f"companion: error: {said}"
+    assert main(["evaluate", str(folder), "--mosaic", "0", *no_models]) == 2
+    assert capsys.readouterr().err.strip() == "companion: error: --mosaic must be at least 1, got 0"
 
 
 def test_detect_and_evaluate_take_the_backend_auto_picks_by_default(weights, photos, tmp_path, monkeypatch, capsys):

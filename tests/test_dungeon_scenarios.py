@@ -75,12 +75,13 @@ def test_cli_replay_text_and_json(tmp_path, capsys):
 
 
 def test_cli_replay_bad_files_give_one_clean_error(tmp_path, capsys):
-    assert main(["dungeon", "replay", str(tmp_path / "missing.json")]) == 2
-    assert "no such scenario file" in capsys.readouterr().err
+    missing = tmp_path / "missing.json"
+    assert main(["dungeon", "replay", str(missing)]) == 2
+    assert capsys.readouterr().err.strip() == f"companion: error: {missing}: no such file"
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     assert main(["dungeon", "replay", str(bad)]) == 2
-    assert "not valid JSON" in capsys.readouterr().err
+    assert capsys.readouterr().err.strip() == f"companion: error: {bad}: not JSON (a key in double quotes was expected at line 1, character 2)"
     illegal = tmp_path / "illegal.json"
     illegal.write_text(json.dumps({"players": ["Ann", "Bob"], "events": [{"type": "resolve"}]}))
     assert main(["dungeon", "replay", str(illegal)]) == 2

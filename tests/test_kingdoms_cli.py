@@ -13,7 +13,10 @@ GOLDEN = json.loads((pathlib.Path(__file__).parent / "kingdoms_boards" / "seed_e
 
 def write(tmp_path, name, data):
     path = tmp_path / name
-    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    if isinstance(data, bytes):
+        path.write_bytes(data)
+    else:
+        path.write_text(data if isinstance(data, str) else json.dumps(data))
     return str(path)
 
 
@@ -72,7 +75,9 @@ def test_bad_files_give_one_error_line_each_and_the_good_ones_are_still_scored(t
         (write(tmp_path, "wide.json", {"players": GOLDEN["players"], "board": [["AH"] + [None] * 5 + ["2H"]]}), "7 column"),
         (write(tmp_path, "back.json", {"players": GOLDEN["players"], "board": [["BACK", "AH"]]}), "dragon"),
         (write(tmp_path, "seats.json", {"players": {"solo": ["H", "D"]}, "board": [["AH"]]}), "2 to 4"),
-        (str(tmp_path / "missing.json"), "No such file"),
+        (str(tmp_path / "missing.json"), "no such file"),
+        (str(tmp_path), "a folder, not a file"),
+        (write(tmp_path, "latin1.json", "{\"players\": \"caf\xe9\"}".encode("latin-1")), "not a UTF-8 text file"),
     ]
     assert main(["kingdoms", "score", bad[0][0], good, *[path for path, _ in bad[1:]], good]) == 2
     captured = capsys.readouterr()

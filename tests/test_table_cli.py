@@ -80,6 +80,15 @@ def test_table_run_errors_are_clear(tmp_path, capsys, chosen_recording):
     assert "needs its mat" in capsys.readouterr().err
     assert main(["table", "run", "--game", "chosen", "--source", str(chosen_recording), "--players", "Solo"]) == 2
     assert "at least two" in capsys.readouterr().err
+    # --setup FILE: the file named and what is wrong with it, not Python's json or the OS's words
+    setup = tmp_path / "setup.json"
+    for content, said in ((None, f"{setup}: no such file"),
+                          ('{"players": ["Ann" "Bob"]}', f"{setup}: not JSON (a comma was expected at line 1, character 20)"),
+                          ('["Ann", "Bob"]', f"{setup} must hold a JSON object")):
+        if content is not None:
+            setup.write_text(content)
+        assert main(["table", "run", "--game", "chosen", "--source", str(chosen_recording), "--setup", str(setup)]) == 2
+        assert capsys.readouterr().err.strip() == f"companion: error: {said}"
 
 
 def test_demo_render_refuses_bad_settings(tmp_path, capsys):

@@ -108,6 +108,9 @@ def test_bad_uploads_names_and_removals_are_refused_clearly_and_nothing_changes(
     response = client.delete("/api/decks/nosuch")
     assert response.status_code == 404 and "no deck named 'nosuch'" in response.get_json()["error"]
     assert "home" in response.get_json()["error"]          # the decks there are
+    assert app.config["DATA_DIR"] not in response.get_json()["error"]     # a phone is not told the server's folders
+    response = client.delete("/api/decks/nosuch", headers={"Accept-Language": "zh-CN"})
+    assert response.get_json()["error"].startswith("服务器上没有叫 'nosuch' 的牌（已有：")
     response = client.delete("/api/decks/" + "x" * 41)
     assert response.status_code == 400 and "deck name" in response.get_json()["error"]
     assert client.post("/api/decks/drafts/nosuch/save", json={}).status_code == 404
@@ -188,6 +191,17 @@ def test_card_photos_sent_one_at_a_time_make_one_draft_and_a_broken_one_says_why
     assert DeckStore(app.config["DATA_DIR"]).load("家里的牌").learned_codes == ["AD"]
     DeckStore(app.config["DATA_DIR"]).remove("家里的牌")
     assert saved_decks(app.config["DATA_DIR"]) == before
+
+
+def test_a_photo_too_small_to_read_is_refused_in_the_phones_language(client):
+    """A thumbnail sent by mistake: the phone is told which photo and why, in its own words (not a programmer's "frame")."""
+    draft = client.post("/api/decks/drafts", data={"name": "trial", "kind": "cards", "expect": "1"},
+                        content_type="multipart/form-data").get_json()["draft"]
+    thumbnail = _jpeg(np.full((4, 6, 3), 200, np.uint8))
+    for language, expected in (("zh-CN", "IMG_1.jpg：这张图片只有 6×4 像素：太小，认不出牌（至少要 8×8）"),
+                               ("en", "IMG_1.jpg: the image is 6×4 pixels: too small to read cards from (it takes at least 8×8)")):
+        answer = _send(client, draft, 0, "IMG_1.jpg", thumbnail, language=language).get_json()
+        assert answer["added"] == [] and [failure["error"] for failure in answer["failed"]] == [expected]
 
 
 def test_a_card_draft_asks_what_it_cannot_place_in_the_phones_terms(client):

@@ -3,6 +3,7 @@ thread, half-sent requests and slow bodies time out without blocking anyone, ove
 before they are read, stream errors answer JSON, and a stream resuming from too far back gets a snapshot."""
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -68,10 +69,16 @@ def test_half_sent_requests_are_closed_and_block_no_one(tmp_path, monkeypatch):
 def test_a_slow_body_times_out_and_an_oversized_one_is_refused_unread(tmp_path, monkeypatch):
     monkeypatch.setattr(server_module, "BODY_SECONDS", 0.3)
     with running_server(tmp_path) as (base, _):
-        slow = raw_connection(base)
-        slow.sendall(b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"game\"")
-        assert read_all(slow).startswith(b"HTTP/1.1 408")
-        slow.close()
+        # the phone is told in its own language, and that sending again may work (a weak link dropped it)
+        for language, expected in (("zh-CN,zh;q=0.9", "发送的内容 0.3 秒内没有送达（网络不好？）：请再发一次"),
+                                   ("en", "what was sent did not arrive within 0.3 s (a weak connection?): send it again")):
+            slow = raw_connection(base)
+            slow.sendall(b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Language: " + language.encode()
+                         + b"\r\nContent-Length: 100\r\n\r\n{\"game\"")
+            answer = read_all(slow)
+            assert answer.startswith(b"HTTP/1.1 408")
+            assert json.loads(answer.split(b"\r\n\r\n", 1)[1]) == {"error": expected}
+            slow.close()
         big = raw_connection(base)
         big.sendall(b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 999999999\r\n\r\n")
         answer = read_all(big)

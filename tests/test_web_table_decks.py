@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 import pytest
+from markupsafe import escape
 
 from helpers.text import words
 from companion.session.camera import TableDecks
@@ -212,6 +213,29 @@ def test_a_removed_deck_is_said_and_read_without(data):
     assert session(client, table)["deck"]["name"] == "kitchen"
     DeckStore(data).save(deck("kitchen", "9S"))
     assert read_one_frame(client, table) == "9S"
+    app.extensions["camera"].close()
+
+
+def test_a_damaged_deck_is_said_in_a_players_terms_and_read_without(data):
+    """The table's phones are told the deck is damaged and what to do, in their language: never the server's
+    folder nor numpy's or the OS's words (those go to the server's log)."""
+    app, _ = make(data)
+    client = app.test_client()
+    table = create(client, deck="kitchen").get_json()
+    (data / "decks" / "kitchen" / "prototypes.npz").write_bytes(b"damaged")
+    assert read_one_frame(client, table) == GENERAL_READING
+    said = {"zh-CN": ("服务器上的牌 'kitchen' 已损坏：改用通用模型认牌（请另选一副牌，或重新教它）。",
+                      "服务器上的牌 'kitchen' 已损坏：请重新教它，或删掉它"),
+            "en": ("The deck 'kitchen' is damaged on the server: reading with the general models (choose another deck, or teach it again).",
+                   "the deck 'kitchen' is damaged on the server: teach it again, or remove it")}
+    for language, (on_the_page, listing_decks) in said.items():
+        page = client.get(f"/t/{table['id']}", headers={"Accept-Language": language}).get_data(as_text=True)
+        assert str(escape(on_the_page)) in page
+        listed = client.get("/api/decks", headers={"Accept-Language": language})
+        assert listed.get_json()["decks"] == [{"name": "club night", "cards": 1},
+                                              {"name": "kitchen", "cards": None, "problem": listing_decks}]
+        for answer in (page, listed.get_data(as_text=True)):
+            assert str(data) not in answer and "prototypes.npz" not in answer and "pickle" not in answer
     app.extensions["camera"].close()
 
 

@@ -110,8 +110,16 @@ def teach():
 
 @bp.get("/api/decks")
 def list_decks():
+    from companion.vision.decks.store import DamagedDeck
+
     store = _store()
-    return jsonify({"decks": [{"name": n, "cards": store.load(n).info.get("cards")} for n in store.names()]})
+    decks = []
+    for name in store.names():
+        try:
+            decks.append({"name": name, "cards": store.load(name).info.get("cards")})
+        except DamagedDeck as error:    # one damaged deck hides none of the others: it is listed with what to do
+            decks.append({"name": name, "cards": None, "problem": error_text(error)})
+    return jsonify({"decks": decks})
 
 
 def _photo_label(upload, number: int) -> str:

@@ -84,8 +84,9 @@ def render(message: Message | str | dict | None) -> str:
 
 
 def error_text(error: BaseException) -> str:
-    """An exception's text for the reader: its :class:`Message` when it carries one, else ``str``."""
-    message = getattr(error, "message", None)
+    """An exception's text for the reader: its :class:`Message` when it carries one (what a player is told:
+    ``for_player``), else ``str``."""
+    message = getattr(error, "for_player", None) or getattr(error, "message", None)
     if isinstance(message, Message):
         return render(message)
     return str(error)
@@ -119,6 +120,12 @@ def too_large(limit_bytes: int) -> Message:
     """What a phone is told of a request over the server's body limit, in MB (a player reads no byte counts)."""
     return Message("that is too much to send at once: the server takes at most %(mb)s MB a request",
                    mb=format(limit_bytes / (1024 * 1024), "g"))
+
+
+def too_slow(seconds: float) -> Message:
+    """What a phone is told when what it sent stopped arriving (a weak link dropped it half way): to send it again."""
+    return Message("what was sent did not arrive within %(seconds)s s (a weak connection?): send it again",
+                   seconds=format(seconds, "g"))
 
 
 def _safe_next(target: str | None) -> str:

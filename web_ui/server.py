@@ -181,13 +181,18 @@ class AsgiApp:
             + (extra or []) + self.security_headers})
         await send({"type": "http.response.body", "body": body})
 
-    def _too_large(self, scope, limit: int) -> str:
-        """The body-limit answer in the asking phone's language (its cookie or Accept-Language), in MB."""
+    def _in_the_phones_language(self, scope, message) -> str:
+        """An answer given before Flask sees the request, in the asking phone's language (its cookie or Accept-Language)."""
         from companion.i18n import translator
-        from web_ui.i18n import headers_language, too_large
+        from web_ui.i18n import headers_language
 
         language = headers_language(scope.get("headers", []), self.flask_app.config.get("LANGUAGE"))
-        return translator(language).render(too_large(limit))
+        return translator(language).render(message)
+
+    def _too_large(self, scope, limit: int) -> str:
+        from web_ui.i18n import too_large
+
+        return self._in_the_phones_language(scope, too_large(limit))
 
     async def _buffered(self, scope, receive, send) -> None:
         """Reads the whole body on the loop (bounded in size and time), then lets a thread run Flask on it."""
@@ -201,7 +206,9 @@ class AsgiApp:
             try:
                 message = await asyncio.wait_for(receive(), max(deadline - loop.time(), 0.001))
             except TimeoutError:
-                return await self._error(send, 408, f"the request body did not arrive within {BODY_SECONDS:.0f} s")
+                from web_ui.i18n import too_slow
+
+                return await self._error(send, 408, self._in_the_phones_language(scope, too_slow(BODY_SECONDS)))
             if message["type"] == "http.disconnect":
                 return
             body += message.get("body", b"")

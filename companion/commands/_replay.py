@@ -1,7 +1,7 @@
 """The ``replay FILE`` sub-command shared by the games whose scenarios replay one file at a time
 (``companion chosen replay``, ``companion dungeon replay``): the parser with its common flags and the
-handler that loads, replays, prints and sets the exit status. Each game supplies its engine, its
-scenario ``load``/``run`` and its own text layout.
+handler that reads (:func:`companion.commands.read_json_file`), replays, prints and sets the exit status.
+Each game supplies its engine, its scenario ``checked``/``run`` and its own text layout.
 
 Not a command module of its own: :func:`companion.cli.build_parser` skips modules whose name starts
 with ``_``.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from companion.commands import CommandError
+from companion.commands import read_json_file
 from companion.i18n import _
 
 
@@ -26,13 +26,12 @@ def add_replay_parser(commands, *, help: str, description: str, referee_help: st
     return replay
 
 
-def run_replay(args, engine, load: Callable, run: Callable, format_text: Callable[[dict, Any], str]) -> int:
+def run_replay(args, engine, checked: Callable[[Any, str], dict], run: Callable,
+               format_text: Callable[[dict, Any], str]) -> int:
     """Replays ``args.file``, prints the public (or, with ``--referee``, the referee) view as JSON or
-    text, and returns 1 when an expectation failed, else 0. A missing file is a CommandError."""
-    try:
-        scenario = load(args.file)
-    except FileNotFoundError:
-        raise CommandError(_("no such scenario file: %(path)s", path=args.file)) from None
+    text, and returns 1 when an expectation failed, else 0. ``checked(data, path)``: the game's scenario from
+    the file's JSON. A file that cannot be read as JSON is a CommandError naming it and what is wrong."""
+    scenario = checked(read_json_file(args.file), args.file)
     result = run(scenario)
     view = engine.referee_view(result.state) if args.referee else engine.view(result.state)
     if args.format == "json":

@@ -36,9 +36,9 @@ def format_text(view: dict, result) -> str:
 
 def run_replay(args) -> int:
     from companion.games.chosen import ENGINE
-    from companion.games.chosen.scenario import load, run
+    from companion.games.chosen.scenario import checked, run
 
-    return _replay.run_replay(args, ENGINE, load, run, format_text)
+    return _replay.run_replay(args, ENGINE, checked, run, format_text)
 
 
 def register(subparsers) -> None:

@@ -160,17 +160,27 @@ def _write_crops(result, folder: str) -> dict[int, Path]:
 
 
 def list_command(args) -> int:
-    from companion.vision.decks.store import DeckStore
+    """Each learned deck on a line; 1 when there are decks and none of them could be read, else 0."""
+    from companion.vision.decks.store import DamagedDeck, DeckStore
 
     store = DeckStore(args.data)
     names = store.names()
     if not names:
         print(_('no decks learned in %(root)s (companion deck learn --name NAME PHOTO...)', root=store.root))
+    damaged = 0
     for name in names:
-        profile = store.load(name)
+        try:
+            profile = store.load(name)
+        except DamagedDeck as error:
+            # One damaged deck hides none of the others (as the phones' /api/decks listing): it is listed as damaged,
+            # naming the file that cannot be read and what the player can do.
+            damaged += 1
+            print(_("%(name)s: damaged, %(file)s cannot be read (teach it again, or `companion deck remove` it)",
+                    name=name, file=error.file))
+            continue
         print(_("%(name)s: %(get)s cards, learned %(get2)s from %(get3)s",
                 name=name, get=profile.info.get('cards', '?'), get2=profile.info.get('created', '?'), get3=_source(profile.info)))
-    return 0
+    return 1 if names and damaged == len(names) else 0
 
 
 # Where a deck was learned from (profile.json's "source", as companion.vision.decks writes it), in words.

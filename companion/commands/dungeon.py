@@ -43,9 +43,9 @@ def format_text(view: dict, result) -> str:
 
 def run_replay(args) -> int:
     from companion.games.dungeon import ENGINE
-    from companion.games.dungeon.scenario import load, run
+    from companion.games.dungeon.scenario import checked, run
 
-    return _replay.run_replay(args, ENGINE, load, run, format_text)
+    return _replay.run_replay(args, ENGINE, checked, run, format_text)
 
 
 def register(subparsers) -> None:

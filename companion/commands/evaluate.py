@@ -77,14 +77,20 @@ def _command_line(args) -> str:
 
 def run(args) -> int:
     from companion.vision import Detector
-    from companion.vision.evaluation import evaluate_folder, markdown_report
+    from companion.vision.evaluation import evaluate_folder, list_images, markdown_report, read_class_names
 
     if args.jobs < 1:
         raise CommandError(_("--jobs must be at least 1, got %(n)s", n=args.jobs))
     if args.limit is not None and args.limit < 1:
         raise CommandError(_("--limit must be at least 1, got %(n)s", n=args.limit))
+    if args.mosaic < 1:
+        raise CommandError(_("--mosaic must be at least 1, got %(n)s", n=args.mosaic))
     if not Path(args.folder).is_dir():
         raise CommandError(_("%(folder)s: no such folder", folder=args.folder))
+    # The folder's layout before the models load (seconds): a folder that is not a labelled one is said at once,
+    # in the command line's language (LabelledFolderError carries its message).
+    read_class_names(Path(args.folder) / "data.yaml")
+    list_images(Path(args.folder), args.split)
     deck = load_named_deck(args)
     detector = Detector.load(args.weights, backend=args.backend, threads=args.threads, conf=args.conf, tile=args.tile,
                              precision=args.precision)

@@ -13,7 +13,7 @@ import sys
 from companion.games.kingdoms import ENGINE, render_text, score_rows
 from companion.games.kingdoms.scenario import run
 from companion.games.kingdoms.options import RULE_SETS
-from companion.commands import error_text
+from companion.commands import CommandError, error_text, read_json_file
 from companion.i18n import _, current
 
 
@@ -38,22 +38,10 @@ def register(subparsers) -> None:
     replay.set_defaults(handler=replay_files)
 
 
-def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
-
-
 def score_file(path: str, rules: str | None = None, decks: int | None = None, wizard: str | None = None):
-    """One file's scored board; ValueError/OSError with a readable message when the file is bad."""
-    try:
-        data = json.loads(_read(path))
-    except json.JSONDecodeError as error:
-        raise ValueError(_("not JSON (%(error)s at line %(line)s, character %(column)s)", error=error.msg, line=error.lineno,
-                           column=error.colno)) from None
-    except UnicodeDecodeError:
-        raise ValueError(_("not a UTF-8 text file")) from None
+    """One file's scored board; a CommandError naming the file when it cannot be read as JSON, a ValueError
+    when what it holds is no board."""
+    data = read_json_file(path)
     if not isinstance(data, dict):
         raise ValueError(_('expected a JSON object with "players" and "board"'))
     for key in ("players", "board"):
@@ -75,9 +63,9 @@ def score_files(args) -> int:
     for path in args.files:
         try:
             board = score_file(path, args.rules, args.decks, args.wizard)
-        except (ValueError, OSError) as error:
+        except (CommandError, ValueError) as error:
             failed += 1
-            print(_("companion: error: %(error)s", error=f"{path}: {_reason(error)}"), file=sys.stderr, flush=True)
+            print(_("companion: error: %(error)s", error=_file_error(path, error)), file=sys.stderr, flush=True)
             continue
         if args.output_format == "json":
             result = board.to_json()
@@ -90,10 +78,9 @@ def score_files(args) -> int:
     return 2 if failed else 0
 
 
-def _reason(error: BaseException) -> str:
-    if isinstance(error, OSError) and error.strerror:
-        return error.strerror
-    return error_text(error)
+def _file_error(path: str, error: BaseException) -> str:
+    """One bad file's error line: a file that cannot be read says its own name; what is wrong inside one is prefixed with it."""
+    return error_text(error) if isinstance(error, CommandError) else f"{path}: {error_text(error)}"
 
 
 def DESCRIPTION() -> str:  # noqa: N802 (the module's description, built once the language is known)
@@ -130,15 +117,10 @@ def replay_files(args) -> int:
     status = 0
     for path in args.files:
         try:
-            scenario = json.loads(_read(path))
+            scenario = read_json_file(path)
             result = run(scenario)
-        except json.JSONDecodeError as error:
-            reason = _("not JSON (%(error)s at line %(line)s)", error=error.msg, line=error.lineno)
-            print(_("companion: error: %(error)s", error=f"{path}: {reason}"), file=sys.stderr)
-            status = 2
-            continue
-        except (ValueError, OSError) as error:
-            print(_("companion: error: %(error)s", error=f"{path}: {_reason(error)}"), file=sys.stderr)
+        except (CommandError, ValueError) as error:
+            print(_("companion: error: %(error)s", error=_file_error(path, error)), file=sys.stderr)
             status = 2
             continue
         view = ENGINE.view(result.state)

@@ -8,7 +8,7 @@ import json
 import pathlib
 import sys
 
-from companion.commands import CommandError, error_text
+from companion.commands import CommandError, error_text, read_json_file
 from companion.i18n import _, current
 from companion.commands.deck import add_deck_options, load_named_deck
 from companion.games import GAMES
@@ -115,12 +115,7 @@ def _setup(args, truth: dict | None) -> tuple[dict, list[dict]]:
     if args.decks is not None:
         raise CommandError(_("--decks goes with --game none (a game's setup says its decks)"))
     if args.setup:
-        try:
-            data = json.loads(pathlib.Path(args.setup).read_text())
-        except FileNotFoundError:
-            raise CommandError(_('no setup file %(setup)s', setup=args.setup)) from None
-        except json.JSONDecodeError as error:
-            raise CommandError(_('%(setup)s is not JSON: %(error)s', setup=args.setup, error=error_text(error))) from None
+        data = read_json_file(args.setup)
         if not isinstance(data, dict):
             raise CommandError(_('%(setup)s must hold a JSON object', setup=args.setup))
         events = data.pop("setup_events", [])

@@ -11,6 +11,7 @@ referee's tap, undo or redo is what the camera reasons from next.
 from __future__ import annotations
 
 import collections
+import logging
 import os
 import threading
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from companion.messages import MessageError, N_
 
 class DeckUnreadable(MessageError, ValueError):
     """A learned deck this camera cannot read with."""
+
+log = logging.getLogger(__name__)
 
 # Detections are boxed in one neutral colour (BGR sky blue): on the phone green, amber and red mean a
 # card's state (settled, settling, asked about), so the raw boxes must not look like any of them.
@@ -110,6 +113,8 @@ class TableDecks:
 
     def resolve(self, choice: DeckChoice) -> tuple[Any, DeckUse]:
         """The profile to read with (None: the general models) and what to tell the table about it."""
+        from companion.vision.decks.store import DamagedDeck
+
         name = self.default if choice.server_default else choice.name
         if name is None:
             return None, DeckUse(choice, None)
@@ -127,8 +132,18 @@ class TableDecks:
             if kept is None or kept[0] != version:
                 try:
                     kept = (version, self.store.load(name))
+                except DamagedDeck as error:
+                    # The table's players can only teach it again or choose another; which file and the OS's
+                    # reason are for the server's operator, in its log.
+                    log.warning("deck %r is damaged: %s", name, error.reason)
+                    damaged = (N_("The server's deck %(deck)s is damaged: reading with the general models (choose another deck, "
+                                  "or teach it again)") if choice.server_default else
+                               N_("The deck %(deck)s is damaged on the server: reading with the general models (choose another "
+                                  "deck, or teach it again)"))
+                    return None, DeckUse(choice, None, Message(damaged, deck=repr(name)))
                 except ValueError as error:
-                    return None, DeckUse(choice, None, Message("%(error)s: reading with the general models", error=error))
+                    reason = getattr(error, "for_player", None) or str(error)
+                    return None, DeckUse(choice, None, Message("%(error)s: reading with the general models", error=reason))
                 self._loaded[name] = kept
         return kept[1], DeckUse(choice, name)
 

@@ -9,10 +9,19 @@ import os
 from pathlib import Path
 
 from companion.cards import CLASS_NAMES, Card, InvalidCardError
+from companion.messages import Message, MessageError, Words
+
+# How a folder's images must be named, as its refusals advise
+NAMING = "10c.jpg, QH.png, BJ.png, back.png"
 
 _DECK_CODES: tuple[str, ...] = CLASS_NAMES[:54]
 _STANDARD_CODES: tuple[str, ...] = CLASS_NAMES[:52]
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
+
+
+class CardFolderError(MessageError, ValueError):
+    """A folder of card images that cannot be used as one (its message says why, translated where shown:
+    ``companion deck learn DIR`` in the command line's language)."""
 
 
 def code_from_filename(path: Path) -> str:
@@ -23,9 +32,9 @@ def code_from_filename(path: Path) -> str:
     try:
         code = Card.parse(stem).code
     except InvalidCardError:
-        raise ValueError(f"{path.name}: not a card code (expected e.g. 10c.jpg, QH.png, BJ.png, back.png)") from None
+        raise CardFolderError(Message("%(file)s: not a card code (expected e.g. %(naming)s)", file=path.name, naming=NAMING)) from None
     if code not in _DECK_CODES:
-        raise ValueError(f"{path.name}: not a card code")
+        raise CardFolderError(Message("%(file)s: not a card code (expected e.g. %(naming)s)", file=path.name, naming=NAMING))
     return code
 
 
@@ -35,7 +44,7 @@ def card_images(folder: str | os.PathLike, complete: bool = True) -> dict[str, P
     the general models read those). A folder with no card image at all is always an error."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise ValueError(f"{folder}: no such folder")
+        raise CardFolderError(Message("%(folder)s: no such folder", folder=str(folder)))
     found: dict[str, Path] = {}
     unknown, twice = [], []
     for path in sorted(folder.iterdir()):
@@ -49,18 +58,19 @@ def card_images(folder: str | os.PathLike, complete: bool = True) -> dict[str, P
             unknown.append(path.name)
             continue
         if code in found:
-            twice.append(f"{found[code].name} and {path.name}")
+            twice.append(Message("%(first)s and %(second)s", first=found[code].name, second=path.name))
         found[code] = path
     if unknown:
-        raise ValueError(f"{folder}: file names that are not card codes: {', '.join(unknown)} "
-                         "(name each image by its card: 10c.jpg, QH.png, BJ.png, back.png)")
+        raise CardFolderError(Message("%(folder)s: file names that are not card codes: %(files)s (name each image by its card: %(naming)s)",
+                                      folder=str(folder), files=unknown, naming=NAMING))
     if twice:
-        raise ValueError(f"{folder}: two images of one card: {'; '.join(twice)}")
+        raise CardFolderError(Message("%(folder)s: two images of one card: %(pairs)s", folder=str(folder), pairs=Words(twice, clauses=True)))
     if not any(code in found for code in _DECK_CODES):
-        raise ValueError(f"{folder}: no card images in it (name each image by its card: 10c.jpg, QH.png, BJ.png, back.png)")
+        raise CardFolderError(Message("%(folder)s: no card images in it (name each image by its card: %(naming)s)",
+                                      folder=str(folder), naming=NAMING))
     missing = [c for c in _STANDARD_CODES if c not in found]
     if missing and complete:
-        raise ValueError(f"{folder}: no image for {' '.join(missing)}")
+        raise CardFolderError(Message("%(folder)s: no image for %(cards)s", folder=str(folder), cards=" ".join(missing)))
     return found
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.cards import RANK_NAMES, Card, InvalidCardError
+from companion.messages import Message, MessageError
 from companion.vision.detections import Detections
 from companion.vision.frames import load_image
 from companion.vision.holdout import is_holdout
@@ -44,6 +45,11 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 NAME_ALIASES = {"RED JOKER": "BJ", "BLACK JOKER": "SJ", "BIG JOKER": "BJ", "SMALL JOKER": "SJ", "JOKER": "BJ"}
 
 
+class LabelledFolderError(MessageError, ValueError):
+    """A labelled folder that cannot be scored as it is (no data.yaml, no images, a label line that is none); its
+    message names the file and says why, translated where shown (``companion evaluate DIR``)."""
+
+
 # The split's one rule lives in companion.vision.holdout; ``holdout_rule`` is its older name here.
 holdout_rule = is_holdout
 
@@ -53,13 +59,13 @@ def code_for_name(name: str) -> str:
     try:
         return Card.parse(NAME_ALIASES.get(text, text)).code
     except InvalidCardError:
-        raise ValueError(f"data.yaml class {name!r} is not a card this project knows") from None
+        raise LabelledFolderError(Message("data.yaml class %(name)s is not a card this project knows", name=repr(name))) from None
 
 
 def read_class_names(data_yaml: Path) -> list[str]:
     """The ``names`` of a YOLO data.yaml (flow list, block list or index mapping), as card codes."""
     if not data_yaml.is_file():
-        raise ValueError(f"{data_yaml}: missing (a labelled folder needs data.yaml with the class names)")
+        raise LabelledFolderError(Message("%(file)s: missing (a labelled folder needs data.yaml with the class names)", file=str(data_yaml)))
     text = data_yaml.read_text()
     try:
         import yaml  # present wherever ultralytics is; the small parser below covers the rest
@@ -70,7 +76,7 @@ def read_class_names(data_yaml: Path) -> list[str]:
     if isinstance(names, dict):
         names = [names[k] for k in sorted(names, key=int)]
     if not names:
-        raise ValueError(f"{data_yaml}: no 'names' list")
+        raise LabelledFolderError(Message("%(file)s: no 'names' list", file=str(data_yaml)))
     return [code_for_name(n) for n in names]
 
 
@@ -130,9 +136,11 @@ def read_labels(label_path: Path, names: list[str], width: int, height: int) -> 
         try:
             cls, values = int(fields[0]), [float(v) for v in fields[1:]]
         except ValueError:
-            raise ValueError(f"{label_path}:{number}: not a YOLO label line: {line!r}") from None
+            raise LabelledFolderError(Message("%(file)s:%(line)s: not a YOLO label line: %(text)s", file=str(label_path), line=number,
+                                              text=repr(line))) from None
         if not 0 <= cls < len(names):
-            raise ValueError(f"{label_path}:{number}: class {cls} outside data.yaml's {len(names)} names")
+            raise LabelledFolderError(Message("%(file)s:%(line)s: class %(number)s outside data.yaml's %(count)s names",
+                                              file=str(label_path), line=number, number=cls, count=len(names)))
         if len(values) == 4:
             cx, cy, w, h = values
             x1, y1, x2, y2 = cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
@@ -140,7 +148,8 @@ def read_labels(label_path: Path, names: list[str], width: int, height: int) -> 
             xs, ys = values[0::2], values[1::2]
             x1, y1, x2, y2 = min(xs), min(ys), max(xs), max(ys)
         else:
-            raise ValueError(f"{label_path}:{number}: expected 4 box values or a polygon, got {len(values)} numbers")
+            raise LabelledFolderError(Message("%(file)s:%(line)s: expected 4 box values or a polygon, got %(count)s numbers",
+                                              file=str(label_path), line=number, count=len(values)))
         boxes.append(LabelledBox(names[cls], (x1 * width, y1 * height, x2 * width, y2 * height)))
     return boxes
 
@@ -368,15 +377,15 @@ def summarise(scores: list[ImageScore]) -> dict:
 
 def list_images(root: Path, split: str) -> list[Path]:
     if split not in ("holdout", "all"):
-        raise ValueError(f"unknown split {split!r}: choose holdout or all")
+        raise LabelledFolderError(Message("unknown split %(split)s: choose holdout or all", split=repr(split)))
     images_dir = root / "images"
     if not images_dir.is_dir():
-        raise ValueError(f"{root}: no images/ folder (expected images/, labels/ and data.yaml)")
+        raise LabelledFolderError(Message("%(folder)s: no images/ folder (expected images/, labels/ and data.yaml)", folder=str(root)))
     images = sorted(p for p in images_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     if split == "holdout":
         images = [p for p in images if is_holdout(p.name)]
     if not images:
-        raise ValueError(f"{root}: no images in the {split} split")
+        raise LabelledFolderError(Message("%(folder)s: no images to score with --split %(split)s", folder=str(root), split=repr(split)))
     return images
 
 
@@ -443,7 +452,7 @@ def evaluate_folder(detector, root: str | Path, split: str = "holdout", limit: i
     """
     root = Path(root)
     if mosaic < 1:
-        raise ValueError(f"mosaic must be at least 1, got {mosaic}")
+        raise LabelledFolderError(Message("--mosaic must be at least 1, got %(n)s", n=mosaic))
     names = read_class_names(root / "data.yaml")
     images = list_images(root, split)
     if limit is not None:
@@ -451,7 +460,7 @@ def evaluate_folder(detector, root: str | Path, split: str = "holdout", limit: i
     per_scene = mosaic * mosaic
     scenes = [images[n:n + per_scene] for n in range(0, len(images) - per_scene + 1, per_scene)]
     if not scenes:
-        raise ValueError(f"{len(images)} photos cannot fill one {mosaic}x{mosaic} mosaic")
+        raise LabelledFolderError(Message("%(count)s photos cannot fill one %(side)s×%(side)s mosaic", count=len(images), side=mosaic))
     scores = []
     if jobs > 1:
         if load_options is None:

@@ -27,16 +27,20 @@ class ImageError(MessageError, ValueError):
 
 
 def check_frame(frame: object) -> np.ndarray:
-    """Return ``frame`` if it is a usable BGR image (H×W×3 uint8), else raise a clear :class:`ValueError`."""
+    """Return ``frame`` if it is a usable BGR image (H×W×3 uint8), else raise a clear :class:`ImageError`.
+
+    Its messages are translated: a phone's photo too small to read reaches a player through here."""
     if not isinstance(frame, np.ndarray):
-        raise ValueError(f"a frame must be a numpy array (H×W×3 uint8, BGR), got {type(frame).__name__}")
+        raise ImageError(Message("a frame must be a numpy array (H×W×3 uint8, BGR), got %(type)s", type=type(frame).__name__))
     if frame.dtype != np.uint8:
-        raise ValueError(f"a frame must have dtype uint8, got {frame.dtype}; scale floats with (frame * 255).astype(np.uint8)")
+        raise ImageError(Message("a frame must have dtype uint8, got %(dtype)s; scale floats with (frame * 255).astype(np.uint8)",
+                                 dtype=str(frame.dtype)))
     if frame.ndim != 3 or frame.shape[2] != 3:
-        raise ValueError(
-            f"a frame must be H×W×3 (BGR), got shape {frame.shape}; convert grey or BGRA images with cv2.cvtColor first")
+        raise ImageError(Message("a frame must be H×W×3 (BGR), got shape %(shape)s; convert grey or BGRA images with cv2.cvtColor first",
+                                 shape=str(frame.shape)))
     if frame.shape[0] < MIN_SIDE or frame.shape[1] < MIN_SIDE:
-        raise ValueError(f"a frame must be at least {MIN_SIDE}×{MIN_SIDE} pixels, got {frame.shape[1]}×{frame.shape[0]}")
+        raise ImageError(Message("the image is %(width)s×%(height)s pixels: too small to read cards from (it takes at least %(min)s×%(min)s)",
+                                 width=frame.shape[1], height=frame.shape[0], min=MIN_SIDE))
     return frame
 
 
@@ -51,7 +55,10 @@ def decode_image(data: bytes, name: str = "image") -> np.ndarray:
         frame = None
     if frame is None:
         raise ImageError(Message("%(name)s: not a readable image (corrupt, truncated, or not a photo format)", name=name))
-    return check_frame(frame)
+    try:
+        return check_frame(frame)
+    except ImageError as error:     # a tiny picture: say which of the photos it is
+        raise ImageError(Message("%(name)s: %(error)s", name=name, error=error.message)) from None
 
 
 def _check_header(data: bytes, name: str) -> None:

@@ -33,7 +33,12 @@ class ScenarioResult:
 
 
 def load(path: str | pathlib.Path) -> dict[str, Any]:
-    data = load_scenario(path)
+    return checked(load_scenario(path), path)
+
+
+def checked(data: Any, path: str | pathlib.Path) -> dict[str, Any]:
+    """``data``, read from the file ``path``, as a scenario; InvalidSetup naming the file when it is none.
+    Apart from :func:`load` so the command line can read the file its own way (its errors translated)."""
     if not isinstance(data, Mapping) or "setup" not in data or not isinstance(data.get("events", []), list):
         raise InvalidSetup(Message("%(path)s: a scenario needs 'setup' and a list of 'events'", path=path))
     return dict(data)

@@ -209,7 +209,7 @@ def learn_from_card_scans(name: str, scans: list[tuple[str, CardScan]], info: di
 
 def learn_from_folder(detector, folder: str | os.PathLike, name: str, corrections: dict[int, str] | None = None) -> LearnResult:
     """Learn a deck from one image per card named by code (``10c.jpg``, ``QH.png``, ``BJ.png``, ``back.png``)."""
-    from companion.vision.frames import load_image
+    from companion.vision.frames import ImageError, load_image
 
     DeckStore.check_name(name)
     start = time.perf_counter()
@@ -219,11 +219,8 @@ def learn_from_folder(detector, folder: str | os.PathLike, name: str, correction
     for code, path in ordered:
         image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
         if image is None:
-            try:
-                load_image(path)
-            except ValueError as error:
-                raise ValueError(f"{path.name}: {error}") from None
-            raise ValueError(f"{path.name}: not a readable image")
+            load_image(path)    # says why, naming the file, in the reader's language
+            raise ImageError(Message("%(name)s: not a readable image (corrupt, truncated, or not a photo format)", name=str(path)))
         scans.append((path.name, read_card_image(detector, image, code)))
     return learn_from_card_scans(name, scans, {"photos": [str(folder)], "source": "card images"}, corrections,
                                  time.perf_counter() - start)

@@ -168,7 +168,7 @@ def learn_from_photos(detector, photos: list[tuple[str, np.ndarray]], name: str,
         not_found = [c for c in missing if c not in found]
         if not_found:
             problems.append(Message("not found: %(not_found)s (%(advice)s)", not_found=' '.join(not_found),
-                                    advice=Message(advice.add_missing)))
+                                    advice=Message(advice.add_missing_together if parts else advice.add_missing)))
         if unsure:
             listed = [Message("#%(number)s read %(code)s?", number=k, code=cards[k].code) for k in unsure[:12]]
             problems.append(Message("not sure of %(count)s cards: %(cards)s%(more)s (%(advice)s)",

@@ -16,6 +16,7 @@ class Advice:
 
     name_cards: str      # the cards it is not sure of
     add_missing: str     # the cards it did not find
+    add_missing_together: str   # the same when the photos already together show the deck: not to ask for what was done
     name_copy: str       # a card it found twice (%(code)s)
     no_image_of: str     # one image per card: the cards with none (%(cards)s), read by the general models
 
@@ -23,12 +24,14 @@ class Advice:
 COMMAND_LINE_ADVICE = Advice(
     N_("name them with --set NUMBER=CODE, or add another photo"),
     N_("photograph the whole deck, each card's corner index visible; or, with --parts, add a photo of the missing cards"),
+    N_("add a photo of the missing cards, each card's corner index visible"),
     N_("or name the card that is not %(code)s with --set NUMBER=CODE"),
     N_("no image of %(cards)s in the folder: those cards are read by the general models"))
 PHONE_ADVICE = Advice(
     N_("tap each to name it, or add another photo"),
     N_("photograph the whole deck, each card's corner index visible; or add a photo of the missing cards and choose "
        "“the photos together show the deck once”"),
+    N_("add a photo of the missing cards, each card's corner index visible"),
     N_("or tap the card that is not %(code)s and name it"),
     N_("no photo of %(cards)s: those cards are read by the general models"))
 

@@ -15,6 +15,7 @@ import re
 import shutil
 import tempfile
 import unicodedata
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -139,15 +140,23 @@ class DeckStore:
         folder = self.path(name)
         if not (folder / "profile.json").is_file():
             raise self._no_such(name)
+        reading = folder / "profile.json"
         try:
-            meta = json.loads((folder / "profile.json").read_text(encoding="utf-8"))
-            with np.load(folder / "prototypes.npz") as arrays:
+            meta = json.loads(reading.read_text(encoding="utf-8"))
+            deck_name, codes, info = meta["name"], tuple(meta["codes"]), meta.get("info", {})
+            reading = folder / "prototypes.npz"
+            with np.load(reading) as arrays:
                 prototypes = arrays["prototypes"]
                 back = arrays["back"] if "back" in arrays else None
                 colours = arrays["colours"] if "colours" in arrays else None
-            return DeckProfile(meta["name"], tuple(meta["codes"]), prototypes, back, meta.get("info", {}), colours)
-        except (OSError, KeyError, ValueError, json.JSONDecodeError) as error:
-            raise DeckError(Message('deck %(name)s in %(folder)s is damaged (%(error)s)', name=repr(name), folder=folder, error=error)) from None
+            return DeckProfile(deck_name, codes, prototypes, back, info, colours)
+        except (OSError, KeyError, ValueError, TypeError, EOFError, zipfile.BadZipFile) as error:
+            # The operator is told which file (and the OS's reason, in the log of a server); a phone only that
+            # the deck is damaged and what a player can do: it can use neither the server's path nor the OS's words.
+            raise DamagedDeck(Message("deck %(name)s is damaged: %(file)s cannot be read (teach it again, or remove it)",
+                                      name=repr(name), file=str(reading)),
+                              for_player=Message("the deck %(name)s is damaged on the server: teach it again, or remove it",
+                                                 name=repr(name)), file=reading, reason=f"{reading}: {error}") from None
 
     def remove(self, name: str) -> None:
         if not self.exists(name):
@@ -155,10 +164,23 @@ class DeckStore:
         shutil.rmtree(self.path(name))
 
     def _no_such(self, name: str) -> DeckError:
+        # The command line names the data folder it looked in; a phone is not told the server's folders.
         known = self.names()
         if known:
-            return DeckError(Message("no deck named %(name)s in %(root)s (known: %(known)s)", name=repr(name), root=self.root, known=known))
-        return DeckError(Message("no deck named %(name)s in %(root)s (none learned yet)", name=repr(name), root=self.root))
+            return DeckError(Message("no deck named %(name)s in %(root)s (known: %(known)s)", name=repr(name), root=self.root, known=known),
+                             for_player=Message("no deck named %(name)s on this server (known: %(known)s)", name=repr(name), known=known))
+        return DeckError(Message("no deck named %(name)s in %(root)s (none learned yet)", name=repr(name), root=self.root),
+                         for_player=Message("no deck named %(name)s on this server (none learned yet)", name=repr(name)))
+
+
+class DamagedDeck(DeckError):
+    """A saved deck whose files cannot be read: ``file`` the one that failed (a listing names it), ``reason`` that file
+    and the OS's (or numpy's) words, for a server's log."""
+
+    def __init__(self, message: Message, *, for_player: Message, file: Path, reason: str) -> None:
+        super().__init__(message, for_player=for_player)
+        self.file = file
+        self.reason = reason
 
 
 def _is_deck_name(name: str) -> bool:
