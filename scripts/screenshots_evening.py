@@ -4,7 +4,8 @@
 
 A server with four finished games (Kingdoms twice, one with Chinese names; Guilds and Dungeon; The Chosen:
 tests/helpers/finished_games.py) and one being played: the host's list, the players' records, one player's
-page (the host's, with its merge form), a table's delete page and the import page, each as
+page (the host's, with its merge form), a table's delete page, the import page and a finished table's own
+page (read-only, with the link to its result), each as
 ``evening-<name>.png`` (English) and ``evening-<name>-zh.png`` (Simplified Chinese), full page, at the
 phone's width (390 px) and the list again at 320 px. Needs Debian's Chromium at /usr/bin/chromium and
 Playwright. Prints each path.
@@ -31,18 +32,20 @@ def _screenshots():
     return module
 
 
-def fill(app) -> str:
-    """The games, played through the registry; returns the id of the one being played."""
+def fill(app) -> tuple[str, str]:
+    """The games, played through the registry; returns the ids of the one being played and of a finished one."""
     from helpers.finished_games import finished
 
     registry = app.extensions["registry"]
+    done = []
     for game, names in (("kingdoms", {}), ("dungeon", {}), ("chosen", {}), ("kingdoms", {"names": ("李雷", "韩梅梅")})):
         game, setup, events = finished(game, **names)
         table, _pin = registry.create(game, setup)
         for event in events:
             table.submit(event)
+        done.append(table.id)
     playing, _pin = registry.create("chosen", {"players": [{"name": "Ann"}, {"name": "Bo"}, {"name": "王芳"}]})
-    return playing.id
+    return playing.id, done[0]
 
 
 def main(argv=None) -> int:
@@ -61,7 +64,7 @@ def main(argv=None) -> int:
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     app = create_app({"DATA_DIR": tempfile.mkdtemp(prefix="companion-screens-"), "HOST_TOKEN": HOST})
-    playing = fill(app)
+    playing, finished = fill(app)
     written = []
     with BackgroundServer(app) as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=screenshots.CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
@@ -85,7 +88,7 @@ def main(argv=None) -> int:
             shoot("list-320")
             page.set_viewport_size({"width": args.width, "height": args.height})
             for name, path in (("records", "/players"), ("player", "/players/Bo"), ("delete", f"/t/{playing}/delete"),
-                               ("import", "/evening/import")):
+                               ("import", "/evening/import"), ("finished-table", f"/t/{finished}")):
                 page.goto(path)
                 shoot(name)
             context.close()
