@@ -117,13 +117,31 @@ class Server:
         if self.cpus and hasattr(os, "sched_setaffinity"):
             os.sched_setaffinity(self.process.pid, self.cpus)
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection((HOST, self.port), timeout=0.5):
-                    return self
-            except OSError:
+        # Started is answering, and with --workers every worker is: their sockets listen (and take connections
+        # into their queues) before the workers that serve them have started, so each worker is asked once,
+        # from one of as many consecutive loopback addresses (the port's program: the source address modulo the workers).
+        waiting = [f"127.0.0.{10 + index}" for index in range(self.workers)] if self.workers > 1 else [None]
+        while waiting and time.monotonic() < deadline:
+            if self._answers(waiting[0]):
+                waiting.pop(0)
+            else:
                 time.sleep(0.1)
-        raise RuntimeError("the server did not start within 60 s")
+        if waiting:
+            raise RuntimeError("the server did not start within 60 s")
+        return self
+
+    def _answers(self, source: str | None) -> bool:
+        import http.client
+
+        connection = http.client.HTTPConnection(HOST, self.port, timeout=5, source_address=(source, 0) if source else None)
+        try:
+            connection.request("GET", "/", headers={"Connection": "close"})
+            connection.getresponse().read()
+            return True
+        except OSError:
+            return False
+        finally:
+            connection.close()
 
     def pids(self) -> list[int]:
         """The server's process and its workers (``--workers``: it starts them as its children)."""

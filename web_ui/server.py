@@ -290,15 +290,17 @@ def make_server(app, threads: int = WSGI_THREADS, certfile: str | None = None, k
 
 
 def serve_forever(app, host: str, port: int, threads: int = WSGI_THREADS, certfile: str | None = None,
-                  keyfile: str | None = None, workers: int = 1) -> None:
+                  keyfile: str | None = None, workers: int = 1, socket_fd: int | None = None) -> None:
     """Serves until Ctrl-C (uvicorn handles the signal), then ends the live streams and closes the tables.
-    ``workers``: the number of processes sharing the port (this one of them)."""
+    ``workers``: the number of processes sharing the port (this one of them); ``socket_fd``: the listening
+    socket made for this worker by the process that started it (``companion serve --workers``)."""
     from web_ui import shutdown
 
     raise_file_limit()
     server = make_server(app, threads, certfile, keyfile)
+    sock = socket.socket(fileno=socket_fd) if socket_fd is not None else listening_socket(host, port, workers)
     try:
-        server.run(sockets=[listening_socket(host, port, workers)])
+        server.run(sockets=[sock])
     finally:
         shutdown(app)
 

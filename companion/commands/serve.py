@@ -23,6 +23,12 @@ SERVER_THREADS = 16
 # `--workers N`: each worker is this command run again with this variable set to "index/count" (it
 # serves on the shared port and leaves the starting to the first process).
 WORKER_VARIABLE = "COMPANION_SERVE_WORKER"
+# ... and this one to the file descriptor of its listening socket, made by the first process: the N sockets
+# of the port's group are all listening, in the workers' order, before any worker starts, so the kernel's
+# choice by client address is the same from the first connection on and across a worker's restart (a worker
+# binding its own joined the group when it got there: a table computer's first posts reached the worker
+# already listening, which took the feed's lease, and its next ones the other, which answered 503).
+SOCKET_VARIABLE = "COMPANION_SERVE_SOCKET_FD"
 MAX_WORKERS = 32
 # A worker that ends within this long of its start (a wrong option, the database away) ends them all with
 # its status; one that ends later (killed) is started again after WORKER_RESTART_SECONDS.
@@ -264,8 +270,9 @@ def serve(args) -> int:
     if args.https:
         cert, key = ensure_certificate(data / "tls", url.split("//", 1)[1].rsplit(":", 1)[0].strip("[]"))
         print(_("HTTPS with the self-signed certificate %(cert)s: each phone accepts it once", cert=cert))
+    inherited = os.environ.get(SOCKET_VARIABLE)
     serve_forever(app, args.host, args.port, args.threads, str(cert) if cert else None, str(key) if key else None,
-                  workers=workers)
+                  workers=workers, socket_fd=int(inherited) if inherited else None)
     return 0
 
 
@@ -296,11 +303,19 @@ def serve_workers(args) -> int:
         url = public_url(args.host, args.port, True)
         ensure_certificate(pathlib.Path(args.data) / "tls", url.split("//", 1)[1].rsplit(":", 1)[0].strip("[]"))
     command = [sys.executable, "-m", "companion", *sys.argv[1:]]
+    from web_ui.server import listening_socket
+
+    try:
+        sockets = [listening_socket(args.host, args.port, args.workers) for _index in range(args.workers)]
+    except OSError as error:
+        raise CommandError(_("cannot listen on %(host)s:%(port)s: %(error)s", host=args.host, port=args.port,
+                             error=error.strerror or error)) from None
 
     def start(index: int) -> subprocess.Popen:
-        env = {**os.environ, WORKER_VARIABLE: f"{index}/{args.workers}"}
+        descriptor = sockets[index].fileno()
+        env = {**os.environ, WORKER_VARIABLE: f"{index}/{args.workers}", SOCKET_VARIABLE: str(descriptor)}
         # the first worker says what every one would (the tables, the address); the others say only their errors
-        return subprocess.Popen(command, env=env, stdout=None if index == 0 else subprocess.DEVNULL)
+        return subprocess.Popen(command, env=env, stdout=None if index == 0 else subprocess.DEVNULL, pass_fds=(descriptor,))
 
     stopped_by = None   # the signal that asked to stop
     failed = False      # a worker ended at its start
@@ -356,6 +371,8 @@ def serve_workers(args) -> int:
                 process.wait()
         for number, handler in previous.items():
             signal.signal(number, handler)
+        for sock in sockets:
+            sock.close()
     return status
 
 
