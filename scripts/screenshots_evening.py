@@ -90,6 +90,8 @@ def main(argv=None) -> int:
             for name, path in (("records", "/players"), ("player", "/players/Bo"), ("delete", f"/t/{playing}/delete"),
                                ("import", "/evening/import"), ("finished-table", f"/t/{finished}")):
                 page.goto(path)
+                if name == "finished-table":
+                    page.wait_for_selector("body[data-live='1']")   # the board drawn, not "Loading…"
                 shoot(name)
             context.close()
         browser.close()
