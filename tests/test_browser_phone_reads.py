@@ -33,7 +33,10 @@ from helpers.browser import phone_camera
 from helpers.pacing import Pace, read_on_the_server, write_y4m
 from helpers.web import comparable, running_server
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# The whole path at this machine's own pace: what the page keeps up with depends on the load on the cores, so
+# these measure (`bash scripts/test.sh -m realtime`) and tests/test_browser_reader_pace.py gates the same
+# readings at set paces, whatever the load.
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.realtime]
 
 EVERY = 3                 # of the recording's 6 frames a second: see the module's doc
 MARGIN = 1.4              # readings of the page per held frame, at least
