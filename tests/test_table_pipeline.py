@@ -103,8 +103,8 @@ def test_on_a_mat_the_detector_is_told_how_large_the_indices_are():
     from companion.vision import Detections
 
     class ToldDetector:
-        def __init__(self, index_px=None):
-            self.index_px = index_px
+        def __init__(self, scale=None):
+            self.index_px = None if scale is None else scale.centre_px   # the middle's size, as the protocol says
             self.told = []
 
         def expecting_index_px(self, px):
@@ -122,7 +122,15 @@ def test_on_a_mat_the_detector_is_told_how_large_the_indices_are():
     assert pipeline.units == "mm" and detector.told
     centre = pipeline.locator.to_image(np.array([[pipeline.layout.width / 2, pipeline.layout.height / 2]], np.float32))[0]
     px_per_mm = 1 / pipeline.locator.mm_per_pixel((float(centre[0]), float(centre[1])))
-    assert detector.told[-1] == pytest.approx(INDEX_MM * px_per_mm, rel=0.1)
+    told = detector.told[-1]
+    assert told.centre_px == pytest.approx(INDEX_MM * px_per_mm, rel=0.1)
+    # and where each card lies: the camera films the mat at a slant, its far edge smaller
+    far, near = pipeline.locator.to_image(np.array([[pipeline.layout.width / 2, 0.0],
+                                                    [pipeline.layout.width / 2, pipeline.layout.height]], np.float32))
+    for point in (far, near):
+        expected = INDEX_MM / pipeline.locator.mm_per_pixel((float(point[0]), float(point[1])))
+        assert told.at(point) == pytest.approx(expected, rel=0.03)
+    assert told.at(far) < 0.97 * told.at(near)
     assert len(detector.told) == 1, "told again only when the camera's scale changes"
 
 

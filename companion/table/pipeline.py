@@ -38,7 +38,7 @@ from companion.table.bindings import BINDINGS, Binding, Outcome, binding_for
 from companion.table.events import Observation, TableEvent
 from companion.table.tracker import Tracker, TrackerConfig
 from companion.vision.decode import box_iou
-from companion.vision.detections import Detections, ScaleAwareDetector
+from companion.vision.detections import Detections, IndexScale, ScaleAwareDetector
 from companion.vision.grouping import cards_from_readings
 from companion.vision.incremental import reads_incrementally
 from companion.messages import Message, MessageError, english
@@ -214,7 +214,7 @@ class TablePipeline:
         self.history: collections.deque[FrameResult] = collections.deque(maxlen=self.config.history_limit)
         self.notices: list[str] = []
         self._detector_at_scale: Detector | None = None
-        self._index_px: tuple[tuple, float] | None = None   # (the mat found as, its index size)
+        self._index_px: tuple[tuple, IndexScale] | None = None   # (the mat found as, its index sizes)
         self._marker_bounds: tuple[np.ndarray, np.ndarray] | None = None
         # the last detections and what they were on the table: a detector that re-reads only what
         # changed hands back the very same Detections for a still frame, and then so are they
@@ -310,14 +310,23 @@ class TablePipeline:
 
     @property
     def index_px(self) -> float | None:
-        """How large a corner index is in frame pixels, from the mat's scale at its centre (None without a mat);
-        worked out again only when the mat is re-found."""
+        """How large a corner index is in frame pixels, from the mat's scale at its centre (None without a mat)."""
+        scale = self.index_scale
+        return None if scale is None else scale.centre_px
+
+    @property
+    def index_scale(self) -> IndexScale | None:
+        """How large a corner index is at each pixel, from the mat's homography (None without a mat): a camera
+        at a slant sees the far edge's cards smaller than the middle's. Worked out again only when the mat is
+        re-found. (With a lens model the homography maps undistorted pixels; the perspective's share is
+        still the frame's to within the lens's few per cent.)"""
         if self.units != "mm":
             return None
         found = (self.locator.refreshes, id(self.locator.matrix))
         if self._index_px is None or self._index_px[0] != found:
             centre = self.locator.to_image(np.array([[self.layout.width / 2, self.layout.height / 2]], np.float32))[0]
-            self._index_px = (found, INDEX_MM / self.locator.mm_per_pixel((float(centre[0]), float(centre[1]))))
+            centre_px = INDEX_MM / self.locator.mm_per_pixel((float(centre[0]), float(centre[1])))
+            self._index_px = (found, IndexScale.through(self.locator.matrix, (float(centre[0]), float(centre[1])), centre_px))
         return self._index_px[1]
 
     def _detector_for_the_mat(self) -> Detector:
@@ -326,10 +335,11 @@ class TablePipeline:
         whole-frame pass finds nothing."""
         if not isinstance(self.detector, ScaleAwareDetector) or self.units != "mm":
             return self.detector
-        index_px = self.index_px
+        scale = self.index_scale
+        index_px = scale.centre_px
         current = self._detector_at_scale
         if current is None or abs(current.index_px - index_px) > self.config.detector_rescale * index_px:  # the camera moved
-            self._detector_at_scale = self.detector.expecting_index_px(index_px)
+            self._detector_at_scale = self.detector.expecting_index_px(scale)
         return self._detector_at_scale
 
     def _pixel_scale(self, detections: Detections) -> None:
@@ -382,13 +392,13 @@ class TablePipeline:
         if self.units is None:
             result = self._unplaced(time, occluded, started)
         else:
-            index_px = self.index_px
-            key = (readings.indices, readings.backs, readings.frame_shape, index_px)
+            scale = self.index_scale
+            key = (readings.indices, readings.backs, readings.frame_shape, scale)
             if self._grouped is not None and self._grouped[0] == key:
                 detections = self._grouped[1]   # the same readings again (a still table read incrementally)
             else:
                 detections = cards_from_readings(list(readings.indices), list(readings.backs), readings.frame_shape,
-                                                 index_px=index_px, learned_back=bool(getattr(self.detector, "learned_back", False)))
+                                                 index_px=scale, learned_back=bool(getattr(self.detector, "learned_back", False)))
                 self._grouped = (key, detections)
             # a still judges the backs afresh, but the same readings with a still are no new look: the
             # server asks for one whenever a face-down box has no verdict, and a frame the phone read

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from companion.vision.decode import RawBoxes, decode_yolo, nms
-from companion.vision.detections import Detections
+from companion.vision.detections import Detections, IndexScale
 from companion.vision.frames import check_frame
 from companion.vision.grouping import ROTATIONS, IndexReading, cards_from_readings
 from companion.vision.ink import ink_colours
@@ -208,7 +208,10 @@ class Detector:
         # How large a corner index is in frame pixels, when the caller knows (a table pipeline does,
         # from the mat's scale). In auto mode it replaces the whole-frame pass's measurement, which
         # a whole-table view cannot give: there that pass finds no index at all, or only a marker.
+        # ``index_scale`` is the same told for every pixel (a slanted view's far edge is smaller):
+        # the grouping measures each reading by it; the windows by ``index_px``, its size at the middle.
         self.index_px: float | None = None
+        self.index_scale: IndexScale | None = None
         self.max_zoom = MAX_ZOOM
         # The files the two networks came from (load() may take the int8 copies); reports name them.
         self.model_files: tuple[os.PathLike, os.PathLike] = (manifest.detector.path, manifest.classifier.path)
@@ -272,12 +275,14 @@ class Detector:
         loaded.model_files = tuple(paths)
         return loaded
 
-    def expecting_index_px(self, index_px: float) -> "Detector":
-        """This detector (the same loaded networks) told how large indices are in frame pixels."""
-        if not index_px > 0:
+    def expecting_index_px(self, index_px: float | IndexScale) -> "Detector":
+        """This detector (the same loaded networks) told how large indices are in frame pixels: one size,
+        or an :class:`IndexScale` across a frame that sees the table at a slant."""
+        if not isinstance(index_px, IndexScale) and not index_px > 0:
             raise ValueError(f"index_px must be positive, got {index_px}")
         told = copy.copy(self)
-        told.index_px = float(index_px)
+        told.index_scale = IndexScale.of(index_px)
+        told.index_px = told.index_scale.centre_px if told.index_scale is not None else None
         return told
 
     def with_deck(self, deck, closer: bool = True) -> "Detector":
@@ -499,5 +504,5 @@ class Detector:
         frames read without one (photos, detect, evaluate); a learned back's colours tell a strip of real
         back from a chip or a fanned face's edge, so with one the shape is not asked (held-out decks'
         scenes: backs recall 0.42 -> see EVALUATION.md)."""
-        return cards_from_readings(indices, backs, frame_shape, index_px=self.index_px, learned_back=self.learned_back,
+        return cards_from_readings(indices, backs, frame_shape, index_px=self.index_scale, learned_back=self.learned_back,
                                    min_lone_confidence=0.0 if self.deck is not None else None)

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from companion.cards import Card
-from companion.vision.detections import Detections
+from companion.vision.detections import Detections, IndexScale
 
 CORNER_SPAN = 4.5          # distance between the two index centres of one card, in index scales
 MIN_SPAN, MAX_SPAN = 2.0, 6.5
@@ -210,9 +210,32 @@ def _angle_deg(a: np.ndarray, b: np.ndarray) -> float:
     return math.degrees(math.acos(max(-1.0, min(1.0, cosine))))
 
 
+# A joker's index (JOKER spelled down the corner, or a figure) reads nearly the same turned half a
+# turn: in two Kingdoms recordings (seeds 61 and 81, 2026-12-07, every 6th frame, each index followed
+# where it lay) a joker's index was read at the other half-turn from its usual one in 58 of 381
+# readings (15 %), any other code's in 57 of 3,276 (1.7 %). Its facing is known to a half turn only,
+# so its pairs are weighed both ways: two jokers in a column were otherwise one card of two cards'
+# upper indices (seeds 61 and 81: an SJ placed, read as moved off the grid, removed and placed again).
+HALF_TURN_AMBIGUOUS_CODES = frozenset({"SJ", "BJ"})
+
+
+def _facings(reading: IndexReading) -> tuple[IndexReading, ...]:
+    """The reading as read and, for a code whose facing is known to a half turn only, turned half a turn."""
+    if reading.code in HALF_TURN_AMBIGUOUS_CODES:
+        return reading, replace(reading, rotation=(reading.rotation + 180) % 360)
+    return (reading,)
+
+
+def _best_facing(cost, a: IndexReading, b: IndexReading, *args) -> float | None:
+    """The lowest of ``cost`` over the two readings' possible facings, or None when none fits."""
+    costs = [c for first in _facings(a) for second in _facings(b) if (c := cost(first, second, *args)) is not None]
+    return min(costs) if costs else None
+
+
 def pairing_cost(a: IndexReading, b: IndexReading, trust_rotation: bool = False,
                  index_px: float | None = None) -> float | None:
     """How well two same-code readings fit being the two corners of one card (lower is better), or None.
+    A joker's readings are weighed at both their facings (``HALF_TURN_AMBIGUOUS_CODES``).
 
     The rotations the classifier picks say which way each index faces, so a true pair is half a
     turn apart with each index facing the other (or a quarter turn with agreeing centres, near
@@ -227,6 +250,10 @@ def pairing_cost(a: IndexReading, b: IndexReading, trust_rotation: bool = False,
     """
     if a.code is None or a.code != b.code:
         return None
+    return _best_facing(_pairing_cost_as_faced, a, b, trust_rotation, index_px)
+
+
+def _pairing_cost_as_faced(a: IndexReading, b: IndexReading, trust_rotation: bool, index_px: float | None) -> float | None:
     scale = index_px or (a.scale + b.scale) / 2
     between = b.center - a.center
     distance = _length(between)
@@ -259,10 +286,14 @@ def edge_cost(a: IndexReading, b: IndexReading, trust_rotation: bool = False,
     (``INDEX_ALONG``). Readings whose rotations do not fit that still join with one deck on the table,
     after every pair that does (``ROTATION_DISAGREEMENT_COST``), as in :func:`pairing_cost`; with
     ``trust_rotation`` (two decks) they do not. The across span stops short of two cards' upper
-    indices in a row (``ACROSS_SPAN``).
+    indices in a row (``ACROSS_SPAN``). A joker's readings are weighed at both their facings.
     """
     if a.code is None or a.code != b.code:
         return None
+    return _best_facing(_edge_cost_as_faced, a, b, trust_rotation, index_px)
+
+
+def _edge_cost_as_faced(a: IndexReading, b: IndexReading, trust_rotation: bool, index_px: float | None) -> float | None:
     scale = index_px or (a.scale + b.scale) / 2
     x, y = rotate_clockwise((float(b.center[0] - a.center[0]), float(b.center[1] - a.center[1])), a.rotation)
     x, y = x / scale, y / scale
@@ -403,20 +434,31 @@ def _lone_card_box(reading: IndexReading, centre: np.ndarray) -> list[float]:
 WIDEST_SPAN = max(MAX_SPAN, TABLE_SPAN[1], DISAGREEING_SPAN[1], OPPOSITE_CORNER_SPAN[1], ALONG_SPAN[1], TABLE_ALONG_SPAN[1])
 
 
-def _near_pairs(readings: list[IndexReading], index_px: float | None) -> list[tuple[int, int]]:
-    """Every (i, j), i < j, whose centres lie within ``WIDEST_SPAN`` index sizes (``index_px``, else
-    the larger of the two readings' own): the only pairs any cost can accept."""
+def _local_sizes(readings: list[IndexReading], index_px: IndexScale | float | None) -> list[float] | None:
+    """The table's index size where each reading lies (:class:`IndexScale`), or None where the scale is unknown."""
+    scale = IndexScale.of(index_px)
+    return None if scale is None else [scale.at(r.center) for r in readings]
+
+
+def _pair_px(local: list[float] | None, *members: int) -> float | None:
+    """The table's index size for readings weighed together: the mean of where they lie."""
+    return None if local is None else sum(local[k] for k in members) / len(members)
+
+
+def _near_pairs(readings: list[IndexReading], local: list[float] | None) -> list[tuple[int, int]]:
+    """Every (i, j), i < j, whose centres lie within ``WIDEST_SPAN`` index sizes (the table's where each
+    lies, ``local``, else the readings' own), the larger of the two: the only pairs any cost can accept."""
     if len(readings) < 2:
         return []
     centres = np.array([r.center for r in readings], np.float64)
-    scales = np.array([r.scale for r in readings], np.float64)
+    scales = np.array(local if local is not None else [r.scale for r in readings], np.float64)
     distance = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=-1)
-    reach = WIDEST_SPAN * 1.001 * (np.full_like(distance, index_px) if index_px else np.maximum(scales[:, None], scales[None, :]))
+    reach = WIDEST_SPAN * 1.001 * np.maximum(scales[:, None], scales[None, :])
     near = np.triu(distance <= reach + 1e-6, k=1)
     return [(int(i), int(j)) for i, j in zip(*np.nonzero(near))]
 
 
-def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False, index_px: float | None = None,
+def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False, index_px: IndexScale | float | None = None,
                  one_card_geometry: bool | None = None) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Which readings are one card's two corners: (same-code pairs, different-code pairs), as indices.
 
@@ -431,9 +473,10 @@ def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False, ind
     """
     if one_card_geometry is None:
         one_card_geometry = ONE_CARD_BY_GEOMETRY and index_px is None
-    near = _near_pairs(readings, index_px)
+    local = _local_sizes(readings, index_px)
+    near = _near_pairs(readings, local)
     candidates = sorted((cost, i, j) for i, j in near
-                        if (cost := pairing_cost(readings[i], readings[j], trust_rotation, index_px)) is not None)
+                        if (cost := pairing_cost(readings[i], readings[j], trust_rotation, _pair_px(local, i, j))) is not None)
     used: set[int] = set()
     same: list[tuple[int, int]] = []
     for _, i, j in candidates:
@@ -441,7 +484,7 @@ def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False, ind
             used.update((i, j))
             same.append((i, j))
     disagreeing = sorted((cost, i, j) for i, j in near if i not in used and j not in used
-                         and (cost := disagreeing_pair_cost(readings[i], readings[j], index_px)) is not None)
+                         and (cost := disagreeing_pair_cost(readings[i], readings[j], _pair_px(local, i, j))) is not None)
     different: list[tuple[int, int]] = []
     for _, i, j in disagreeing:
         if i not in used and j not in used:
@@ -449,7 +492,7 @@ def choose_pairs(readings: list[IndexReading], trust_rotation: bool = False, ind
             different.append((i, j))
     if one_card_geometry:
         by_boxes = sorted((cost, i, j) for i, j in near if i not in used and j not in used
-                          and (cost := opposite_corner_cost(readings[i], readings[j], index_px)) is not None)
+                          and (cost := opposite_corner_cost(readings[i], readings[j], _pair_px(local, i, j))) is not None)
         for _, i, j in by_boxes:
             if i not in used and j not in used:
                 used.update((i, j))
@@ -481,7 +524,7 @@ def corners_of_one_card(points: list[np.ndarray], scale: float, on_mat: bool = F
     return True
 
 
-def choose_groups(readings: list[IndexReading], trust_rotation: bool = False, index_px: float | None = None,
+def choose_groups(readings: list[IndexReading], trust_rotation: bool = False, index_px: IndexScale | float | None = None,
                   one_card_geometry: bool | None = None) -> tuple[list[tuple[int, ...]], list[tuple[int, int]]]:
     """Which readings are one card: (groups of up to four readings of one code, different-code pairs), as indices.
 
@@ -492,10 +535,11 @@ def choose_groups(readings: list[IndexReading], trust_rotation: bool = False, in
     """
     if one_card_geometry is None:
         one_card_geometry = ONE_CARD_BY_GEOMETRY and index_px is None
-    near = _near_pairs(readings, index_px)
+    local = _local_sizes(readings, index_px)
+    near = _near_pairs(readings, local)
     links: dict[tuple[int, int], float] = {}
     for i, j in near:
-        cost = link_cost(readings[i], readings[j], trust_rotation, index_px)
+        cost = link_cost(readings[i], readings[j], trust_rotation, _pair_px(local, i, j))
         if cost is not None:
             links[i, j] = cost
     group_of = list(range(len(readings)))
@@ -508,8 +552,8 @@ def choose_groups(readings: list[IndexReading], trust_rotation: bool = False, in
             continue
         joined = members[first] + members[second]
         if len(joined) > 2 and not corners_of_one_card([readings[k].center for k in joined],
-                                                     index_px or float(np.mean([readings[k].scale for k in joined])),
-                                                     on_mat=index_px is not None):
+                                                     _pair_px(local, *joined) or float(np.mean([readings[k].scale for k in joined])),
+                                                     on_mat=local is not None):
             continue
         keep, gone = min(first, second), max(first, second)
         members[keep] = sorted(members[keep] + members.pop(gone))
@@ -518,7 +562,7 @@ def choose_groups(readings: list[IndexReading], trust_rotation: bool = False, in
     groups = sorted(tuple(m) for m in members.values())
     used = {k for group in groups if len(group) > 1 for k in group}
     disagreeing = sorted((cost, i, j) for i, j in near if i not in used and j not in used
-                         and (cost := disagreeing_pair_cost(readings[i], readings[j], index_px)) is not None)
+                         and (cost := disagreeing_pair_cost(readings[i], readings[j], _pair_px(local, i, j))) is not None)
     different: list[tuple[int, int]] = []
     for _, i, j in disagreeing:
         if i not in used and j not in used:
@@ -526,7 +570,7 @@ def choose_groups(readings: list[IndexReading], trust_rotation: bool = False, in
             different.append((i, j))
     if one_card_geometry:
         by_boxes = sorted((cost, i, j) for i, j in near if i not in used and j not in used
-                          and (cost := opposite_corner_cost(readings[i], readings[j], index_px)) is not None)
+                          and (cost := opposite_corner_cost(readings[i], readings[j], _pair_px(local, i, j))) is not None)
         for _, i, j in by_boxes:
             if i not in used and j not in used:
                 used.update((i, j))
@@ -582,14 +626,15 @@ def _card_box(group: list[IndexReading], centre: np.ndarray) -> list[float]:
 
 def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, float, float, float], float]] = (),
                 frame_shape: tuple[int, int] | None = None, trust_rotation: bool = False,
-                index_px: float | None = None, one_card_geometry: bool | None = None,
+                index_px: IndexScale | float | None = None, one_card_geometry: bool | None = None,
                 check_back_shape: bool | None = None, min_lone_confidence: float | None = None,
                 one_card_per_code: bool | None = None) -> Detections:
     """Readings and face-down boxes → one :class:`Detections` entry per physical card.
 
     Pairs are chosen greedily, best fit first, each reading used at most once (see
     :func:`pairing_cost` for ``trust_rotation``), spans measured in index sizes (``index_px``
-    when the caller knows the table's scale, as for a lone index below); then two leftover readings of different codes
+    when the caller knows the table's scale, as for a lone index below: a number, or an
+    :class:`IndexScale` that gives each reading the size where it lies); then two leftover readings of different codes
     that can only be one card's corners (:func:`disagreeing_pair_cost`) become that card, read as
     the surer one with a confidence lowered by the other. A lone index's card centre lies
     ``CORNER_SPAN / 2`` index sizes away from it: its own size, or ``index_px`` when the caller
@@ -611,6 +656,7 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     """
     readings = [r for r in indices if r.code is not None]
     groups, disagreeing = choose_groups(readings, trust_rotation, index_px, one_card_geometry)
+    local = _local_sizes(readings, index_px)
     used = {k for group in groups if len(group) > 1 for k in group} | {k for pair in disagreeing for k in pair}
     boxes, confidences, codes, centres, others = [], [], [], [], []
     certain = (np.nan, np.nan)
@@ -620,7 +666,7 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
         if len(group) == 1:
             continue
         members = [readings[k] for k in group]
-        centre = _group_centre(members, index_px)
+        centre = _group_centre(members, _pair_px(local, *group))
         joined_faces.append((members, centre))
         boxes.append(_card_box(members, centre))
         confidences.append(max(r.confidence for r in members))
@@ -642,7 +688,7 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     for i, reading in enumerate(readings):
         if i in used or reading.confidence < min_lone_confidence:
             continue
-        centre = _centre(reading, index_px)
+        centre = _centre(reading, _pair_px(local, i))
         boxes.append(_lone_card_box(reading, centre))
         confidences.append(reading.confidence)
         codes.append(reading.code)
@@ -684,7 +730,7 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
 
 
 def cards_from_readings(indices: list[IndexReading], backs: list[tuple[tuple[float, float, float, float], float]],
-                        frame_shape: tuple[int, int] | None, index_px: float | None = None,
+                        frame_shape: tuple[int, int] | None, index_px: IndexScale | float | None = None,
                         learned_back: bool = False, min_lone_confidence: float | None = None) -> Detections:
     """The cards of one frame's readings, grouped the one way every reader's readings are: a frame read
     by this process's detector (whole or incrementally) and the readings a phone or a table computer

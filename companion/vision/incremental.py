@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 
 from companion.vision.decode import RawBoxes, box_iou, nms
-from companion.vision.detections import Detections
+from companion.vision.detections import Detections, IndexScale
 from companion.vision.frames import check_frame
 from companion.vision.grouping import IndexReading
 
@@ -136,7 +136,7 @@ class IncrementalReader:
     def backend(self) -> str:
         return getattr(self.detector, "backend", "?")
 
-    def expecting_index_px(self, index_px: float) -> "IncrementalReader":
+    def expecting_index_px(self, index_px: float | IndexScale) -> "IncrementalReader":
         """Told the index size (the mat's scale): the windows change, so everything is read anew."""
         self.detector = self.detector.expecting_index_px(index_px)
         self._reset()
