@@ -254,6 +254,45 @@ def test_a_camera_reading_at_a_finished_table_is_refused_as_the_referees_move_is
     assert table.seq == revision and client.get(f"/api/tables/{made['id']}/journal").get_json() == journal
 
 
+def test_a_camera_watching_a_finished_table_being_cleared_asks_nothing_and_changes_nothing(tmp_path):
+    """The players gather the cards after the last move: every card leaving is a reading the finished game
+    refuses; the camera counts them (``after_finish``) and puts none of them to the referee as a question."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from companion.games import get_engine
+    from companion.session.camera import CameraFeed
+    from companion.vision.detections import Detections
+
+    client = app_for(tmp_path).test_client()
+    made, _ = play(client, "chosen")
+    table = client.application.extensions["registry"].get(made["id"])
+    _, _, events = finished("chosen")
+    revision, journal = table.seq, client.get(f"/api/tables/{made['id']}/journal").get_json()
+
+    class ClearingPipeline:
+        """The table pipeline as the cards are gathered: a removal read each frame, and a question about a card in hand."""
+
+        def __init__(self, table, detector):
+            engine = get_engine(table.game)
+            self.binding = SimpleNamespace(engine=engine, events=table.active_events(), state=None)
+
+        def process(self, timestamp, frame):
+            self.last_detections = Detections.empty()
+            return SimpleNamespace(engine_events=[events[-1]], questions=["is the card at this spot 8♦?"], table_events=[])
+
+    feed = CameraFeed(table, source=[], detector_loader=lambda: (lambda frame: Detections.empty()),
+                      pipeline_factory=ClearingPipeline)
+    feed.load_detector()
+    for moment in range(3):
+        feed.process(float(moment), np.zeros((60, 80, 3), np.uint8))
+    status = feed.status()
+    assert status["after_finish"] == 3 and status["camera_events"] == 0
+    assert status["questions"] == []
+    assert table.seq == revision and client.get(f"/api/tables/{made['id']}/journal").get_json() == journal
+
+
 def exported_kingdoms(client):
     table, _ = play(client, "kingdoms")
     return json.loads(client.get(f"/api/tables/{table['id']}/export.json", headers=AS_HOST).data)

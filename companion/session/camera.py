@@ -23,7 +23,7 @@ from companion.games import GameError, replay
 from companion.messages import Message
 from companion.session import questions as asked
 from companion.session.questions import QuestionBook
-from companion.session.table import DeckChoice, SessionError, Table
+from companion.session.table import DeckChoice, GameFinished, SessionError, Table
 from companion.messages import MessageError, N_
 
 
@@ -177,6 +177,8 @@ class CameraFeed:
         self.frames = 0
         self.submitted = 0
         self.overruled = 0
+        # Readings after the game ended (the players gathering the cards): they change nothing and ask nothing.
+        self.after_finish = 0
         self.error: Message | None = None
         # The table's questions outlive a feed (the phone camera stops, the server camera takes over).
         self.book = questions if questions is not None else QuestionBook()
@@ -218,7 +220,7 @@ class CameraFeed:
 
     def status(self) -> dict:
         return {"source": self.description, "running": self.running, "reading": self.reading, "frames": self.frames,
-                "camera_events": self.submitted, "overruled_by_referee": self.overruled,
+                "camera_events": self.submitted, "overruled_by_referee": self.overruled, "after_finish": self.after_finish,
                 "error": self.error.to_json() if self.error else None, "questions": self.question_list(), "cards": list(self.cards),
                 "tracks": list(self.tracks), "deck": None if self.deck_use is None else self.deck_use.to_json()}
 
@@ -282,7 +284,9 @@ class CameraFeed:
         self.last_detections = getattr(self._pipeline, "last_detections", None)
         for event in result.engine_events:
             self._submit(event)
-        self._ask(result)
+        if not self.table.finished:
+            # a finished game's table is being cleared: its cards leaving are no question for the referee
+            self._ask(result)
         tracker = getattr(self._pipeline, "tracker", None)
         if tracker is not None:
             self.book.settle({t.id: t.code for t in tracker.tracks if t.settled})
@@ -322,6 +326,9 @@ class CameraFeed:
     def _submit(self, event: dict) -> None:
         try:
             entry = self.table.submit(event, source="camera")
+        except GameFinished:
+            self.after_finish += 1   # the game is over: the cards gathered change nothing, and ask nothing
+            return
         except (GameError, SessionError) as error:
             self.book.add(asked.Question(self.book.next_id(), Message("the camera read %(event)s but the table refuses it: %(error)s",
                                                                       event=event.get('type'), error=error), "refused"))
