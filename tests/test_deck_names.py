@@ -89,6 +89,23 @@ def test_the_command_line_learns_lists_and_removes_a_chinese_deck_by_name(tmp_pa
     assert "里没有叫 '家里的牌' 的牌" in capsys.readouterr().err
 
 
+def test_a_deck_named_in_chinese_whose_profile_is_damaged_is_still_listed_as_damaged(tmp_path, capsys):
+    """Its folder is a hash of the name: the name is kept beside profile.json too, so the deck stays in the
+    lists (to be seen and removed) when profile.json cannot be read."""
+    store = DeckStore(tmp_path)
+    damaged = store.save(profile("家里的牌")) / "profile.json"
+    damaged.write_text("{ not json", encoding="utf-8")
+    assert store.names() == ["家里的牌"]
+    assert companion_cli(["--language", "zh-Hans", "deck", "list", "--data", str(tmp_path)]) == 1
+    assert capsys.readouterr().out.splitlines() == [f"家里的牌：已损坏，读不了 {damaged}（请重新教它，或用 `companion deck remove` 删掉它）"]
+    assert companion_cli(["--language", "en", "deck", "remove", "家里的牌", "--data", str(tmp_path)]) == 0
+    assert store.names() == [] and not damaged.parent.exists()
+    # a name file that does not match its folder names no deck (a folder copied by hand under another hash)
+    moved = store.save(profile("厨房")).rename(store.root / folder_name("客厅"))
+    (moved / "profile.json").write_text("", encoding="utf-8")
+    assert store.names() == []
+
+
 def test_deck_list_marks_a_damaged_deck_and_still_lists_the_others(tmp_path, capsys):
     """As the phones' deck menu (tests/test_web_table_decks.py): one damaged deck hides none of the others."""
     store = DeckStore(tmp_path)

@@ -36,6 +36,9 @@ PLAIN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,39}$")
 # The hex digits of a name's sha256 in its folder's name (64 bits: no two names a player types collide).
 FOLDER_HASH_DIGITS = 16
 FOLDER_ASCII_CHARACTERS = 20
+# A name that is not a plain folder name lives in profile.json, and in this file beside it: the folder's
+# hash cannot be read back, and a damaged profile.json must not hide the deck from the lists.
+NAME_FILE = "name.txt"
 
 
 def folder_name(name: str) -> str:
@@ -89,7 +92,9 @@ class DeckStore:
 
     def names(self) -> list[str]:
         """The learned decks' names as typed: a plain folder's own name (a deck saved before names in any
-        language, or one moved by hand, is found by its folder), else the name its profile.json keeps."""
+        language, or one moved by hand, is found by its folder), else the name its profile.json keeps, else
+        (profile.json unreadable: a damaged deck, still listed so a player sees it and can remove it) the
+        name in ``NAME_FILE`` beside it."""
         if not self.root.is_dir():
             return []
         found = []
@@ -102,7 +107,12 @@ class DeckStore:
             try:
                 name = json.loads((folder / "profile.json").read_text(encoding="utf-8")).get("name")
             except (OSError, ValueError, AttributeError):
-                continue
+                name = None
+            if not (isinstance(name, str) and _is_deck_name(name) and folder_name(name) == folder.name):
+                try:
+                    name = (folder / NAME_FILE).read_text(encoding="utf-8")
+                except (OSError, ValueError):
+                    continue
             if isinstance(name, str) and _is_deck_name(name) and folder_name(name) == folder.name:
                 found.append(name)
         return sorted(found)
@@ -124,6 +134,7 @@ class DeckStore:
             np.savez_compressed(staging / "prototypes.npz", **arrays)
             (staging / "profile.json").write_text(json.dumps(
                 {"name": profile.name, "codes": list(profile.codes), "info": profile.info}, indent=1, ensure_ascii=False), encoding="utf-8")
+            (staging / NAME_FILE).write_text(profile.name, encoding="utf-8")
             if target.exists():
                 old = target.with_name(f".{target.name}.old")
                 target.rename(old)
