@@ -58,10 +58,17 @@ ID_LINE = re.compile(rb"(?m)^id: (\d+)\r?\nevent: (\w+)")
 
 
 # -- the server ------------------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return probe.getsockname()[1]
+def held_port() -> socket.socket:
+    """A free port, held by a socket bound to it (SO_REUSEADDR, not listening) until the server started on it
+    listens. Closed at once, the port would be anyone's until the child process binds it a second or more
+    later: a test run's other processes (pytest -n) bind ports of their own meanwhile and the kernel may hand
+    one of them this one; the server then fails to start, or, with --workers (SO_REUSEPORT, the same user),
+    shares the port with another test's server. Held, Linux gives the port to no bind(0) and no connect(),
+    yet lets the server, whose socket has SO_REUSEADDR too (web_ui/server.py), bind and listen on it (socket(7))."""
+    probe = socket.socket()
+    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    probe.bind((HOST, 0))
+    return probe
 
 
 def process_children(pid: int) -> list[int]:
@@ -101,7 +108,8 @@ class Server:
 
     def __init__(self, data: pathlib.Path, cpus: list[int] | None, database: str | None = None, workers: int = 1) -> None:
         self.data, self.cpus, self.database, self.workers = data, cpus, database, workers
-        self.port = free_port()
+        self._port_held: socket.socket | None = held_port()   # until the server listens (start)
+        self.port = self._port_held.getsockname()[1]
         self.process: subprocess.Popen | None = None
 
     def start(self, interrupt_ignored: bool = False) -> "Server":
@@ -121,11 +129,16 @@ class Server:
         # into their queues) before the workers that serve them have started, so each worker is asked once,
         # from one of as many consecutive loopback addresses (the port's program: the source address modulo the workers).
         waiting = [f"127.0.0.{10 + index}" for index in range(self.workers)] if self.workers > 1 else [None]
-        while waiting and time.monotonic() < deadline:
-            if self._answers(waiting[0]):
-                waiting.pop(0)
-            else:
-                time.sleep(0.1)
+        try:
+            while waiting and time.monotonic() < deadline:
+                if self._answers(waiting[0]):
+                    waiting.pop(0)
+                else:
+                    time.sleep(0.1)
+        finally:
+            if self._port_held is not None:   # it listens now (or never will): the port is the server's
+                self._port_held.close()
+                self._port_held = None
         if waiting:
             raise RuntimeError("the server did not start within 60 s")
         return self

@@ -12,4 +12,17 @@ bash scripts/setup.sh --dev
 # cores, 2026-12-07: 7 of 7 in one whole run, 5 of 7 in the next), so they measure and do not gate;
 # `bash scripts/test.sh -m realtime` runs them (a -m given to this script comes later and wins).
 # --durations: the 30 slowest, so every run (CI's too) says where the suite's wall time goes.
-exec .venv/bin/python -m pytest -m "not realtime" --durations=30 "$@"
+# -n 2: two worker processes (pytest-xdist), so that while one test waits on real time (a recording played
+# to Chromium's fake camera, a database stopped and started) another uses the cores. --dist loadscope: each
+# test module whole in one worker, so its module fixtures (a browser, a page's reader and the frames it has
+# read) are made once; --no-loadscope-reorder: modules handed out in file order as workers free up, so the
+# long browser modules start first and short ones fill the end. Not more workers on 2 cores:
+# tests/test_browser_camera.py holds only while the server reads a frame in under about a second, and
+# beside one busy worker it still has a core. A -n given to this script comes later and wins (-n 0: no workers).
+workers=(-n 2 --dist loadscope --no-loadscope-reorder)
+# The realtime runs measure this machine's own pace: asked for (-m realtime), they run in this process,
+# one at a time with nothing beside them, and -s shows what each prints (xdist's workers do not pass it on).
+for arg in "$@"; do
+    if [[ "$arg" == *realtime* && "$arg" != *"not realtime"* ]]; then workers=(-n 0); fi
+done
+exec .venv/bin/python -m pytest -m "not realtime" "${workers[@]}" --durations=30 "$@"

@@ -16,7 +16,8 @@ ORT_FILES = ("ort.wasm.min.js", "ort.webgpu.min.js", "ort-wasm-simd-threaded.mjs
 
 
 def fake_checkout(tmp_path: pathlib.Path) -> pathlib.Path:
-    """The script (and the catalogue compiler it runs) and pyproject.toml beside a .venv whose python is this one, and whose pip only says it ran."""
+    """The script (and the catalogue compiler it runs, with the catalogues it compiles) and pyproject.toml beside a
+    .venv whose python is this one, and whose pip only says it ran."""
     (tmp_path / "scripts").mkdir()
     shutil.copy(ROOT / "scripts" / "setup.sh", tmp_path / "scripts" / "setup.sh")
     shutil.copy(ROOT / "scripts" / "i18n.py", tmp_path / "scripts" / "i18n.py")   # every run compiles the catalogues
@@ -35,6 +36,7 @@ def fake_checkout(tmp_path: pathlib.Path) -> pathlib.Path:
     python.write_text(f"#!/bin/sh\nif [ \"$2\" = pip ]; then echo pip-ran >> {tmp_path}/pip.log; exit 0; fi\n"
                       f"PYTHONPATH={ROOT} exec {sys.executable} \"$@\"\n")
     python.chmod(0o755)
+    with_its_own_catalogues(tmp_path)
     return tmp_path
 
 
@@ -60,7 +62,9 @@ def test_a_rerun_only_checks(tmp_path):
 
 def with_its_own_catalogues(checkout: pathlib.Path) -> pathlib.Path:
     """The checkout's own catalogue compiler and catalogues (scripts/i18n.py imports the checkout's
-    ``companion`` first), so breaking them there leaves this worktree's alone."""
+    ``companion`` first): every run of the script compiles those, never this worktree's, which other tests
+    (other test processes at the same moment, under pytest -n) are reading; and breaking them leaves this
+    worktree's alone. Their folder."""
     package = checkout / "companion"
     package.mkdir()
     shutil.copy(ROOT / "companion" / "__init__.py", package / "__init__.py")
@@ -77,7 +81,7 @@ def run_failing(checkout: pathlib.Path) -> subprocess.CompletedProcess:
 
 def test_a_catalogue_that_does_not_compile_stops_setup_with_a_clear_message(tmp_path):
     checkout = fake_checkout(tmp_path)
-    catalogues = with_its_own_catalogues(checkout)
+    catalogues = checkout / "companion" / "locale" / "zh_Hans" / "LC_MESSAGES"
     assert "ready" in run(checkout)
     assert (catalogues / "messages.mo").is_file()   # the checkout's own catalogue was compiled
     compiled = (catalogues / "messages.mo").read_bytes()

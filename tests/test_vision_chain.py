@@ -158,16 +158,20 @@ def test_var_is_linked_outside_the_work_tree_when_the_checkout_has_none(monkeypa
 
 
 @pytest.mark.neural_extra
-def test_the_shipped_detector_recovered_from_onnx_gives_the_same_outputs(tmp_path):
+def test_the_shipped_detector_recovered_from_onnx_gives_the_same_outputs(tmp_path, monkeypatch):
     pytest.importorskip("ultralytics", reason="the train extra (CI installs it)")
     import torch
     from ultralytics import YOLO
 
     from companion.synthetic.recording import build_scenario, render_frames
-    from vision_models.train import recover
-    from vision_models.train.first_run import offline_environment
+    from vision_models.train import first_run, recover
 
-    offline_environment()
+    # ultralytics' config in this test's folder, not the checkout's var/ (where a training run beside the
+    # tests keeps its own), and the environment as it was for the tests after this one in this process
+    monkeypatch.setattr(first_run, "VAR", tmp_path / "var")
+    for name in ("YOLO_OFFLINE", "YOLO_CONFIG_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    first_run.offline_environment()
     frames = [f.image for _, f in zip(range(4), render_frames(build_scenario("dungeon", 77)))]
     images = []
     for k, frame in enumerate(frames):

@@ -7,7 +7,6 @@ import queue
 import re
 import shutil
 import signal
-import socket
 import ssl
 import subprocess
 import sys
@@ -20,18 +19,16 @@ import pytest
 
 from companion.cli import main as companion_cli
 from companion.commands.serve import ensure_certificate, public_url
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from helpers.ports import held_port, release_when_listening
 
 
 def start(data, *extra):
-    port = free_port()
+    """``companion serve`` on a free port, held until it listens (helpers/ports.py)."""
+    held = held_port()
+    port = held.getsockname()[1]
     process = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--port", str(port), "--data", str(data), *extra],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    release_when_listening(held, process)
     return process, port
 
 
@@ -133,7 +130,9 @@ def test_serve_prints_the_hosts_link_and_keeps_its_token_in_the_data_folder(tmp_
     """``companion serve`` tells the host where the evening's list is: it prints ``/evening#host=TOKEN`` on its own
     address, the token it wrote to DATA/host-token (readable by its owner only), and that token opens the list;
     started again on the same folder it prints the same link."""
-    def serve_until_the_host_link(port):
+    def serve_until_the_host_link():
+        held = held_port()
+        port = held.getsockname()[1]
         # unbuffered: the link must be readable while the server runs, as a terminal shows it
         process = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", str(port),
                                     "--data", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -141,20 +140,23 @@ def test_serve_prints_the_hosts_link_and_keeps_its_token_in_the_data_folder(tmp_
         lines: queue.Queue = queue.Queue()
         threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
         deadline, said = time.monotonic() + 60, []
-        while time.monotonic() < deadline:
-            try:
-                said.append(lines.get(timeout=0.5))
-            except queue.Empty:
-                assert process.poll() is None, "".join(said)
-                continue
-            found = re.search(rf"http://127\.0\.0\.1:{port}/evening#host=([A-Za-z0-9_-]+)", said[-1])
-            if found:
-                return process, found.group(1)
+        try:
+            while time.monotonic() < deadline:
+                try:
+                    said.append(lines.get(timeout=0.5))
+                except queue.Empty:
+                    assert process.poll() is None, "".join(said)
+                    continue
+                found = re.search(rf"http://127\.0\.0\.1:{port}/evening#host=([A-Za-z0-9_-]+)", said[-1])
+                if found:
+                    release_when_listening(held, process)
+                    return process, port, found.group(1)
+        finally:
+            held.close()   # listening, or never will
         process.kill()
         raise AssertionError("no host's link printed within 60 s:\n" + "".join(said))
 
-    port = free_port()
-    process, token = serve_until_the_host_link(port)
+    process, port, token = serve_until_the_host_link()
     try:
         stored = tmp_path / "host-token"
         assert stored.read_text().strip() == token and len(token) == 43
@@ -170,7 +172,7 @@ def test_serve_prints_the_hosts_link_and_keeps_its_token_in_the_data_folder(tmp_
     finally:
         process.send_signal(signal.SIGINT)
         process.wait(10)
-    process, again = serve_until_the_host_link(free_port())
+    process, _port, again = serve_until_the_host_link()
     try:
         assert again == token
     finally:

@@ -17,7 +17,9 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import io
+import os
 import pathlib
+import tempfile
 from typing import Iterable
 
 from babel.messages.catalog import Catalog
@@ -169,6 +171,21 @@ def compile_all() -> list[str]:
     for language in TRANSLATED:
         po_path, mo_path = catalogue_path(language), catalogue_path(language, ".mo")
         data = compile_catalogue(po_path)
-        mo_path.write_bytes(data)
+        _replace(mo_path, data)
         written.append(str(mo_path))
     return written
+
+
+def _replace(path: pathlib.Path, data: bytes) -> None:
+    """``path`` holds ``data``, swapped in whole: a server or test run loading the catalogue meanwhile (setup run
+    again beside it; the setup script's tests compile while other test processes translate) reads the old file
+    or the new one, never a half-written one."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.chmod(temporary, 0o644)   # mkstemp makes it 0600; the catalogue is read by whoever serves
+        os.replace(temporary, path)
+    except BaseException:
+        pathlib.Path(temporary).unlink(missing_ok=True)
+        raise

@@ -7,6 +7,7 @@ Building them needs ultralytics (a training dependency); tests that need them sk
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -20,21 +21,30 @@ CLASSIFIER_NAMES = list(CLASS_NAMES[:54]) + ["NONE"]
 
 
 def build_dummy_weights(out: Path) -> Path:
-    """Export an untrained 2-class detector and 55-class classifier plus models.json into ``out``."""
+    """Export an untrained 2-class detector and 55-class classifier plus models.json into ``out``.
+
+    Test processes running at once (pytest -n) share ``out`` (pytest's cache folder): one builds while the
+    others wait on a lock beside it and then take its build. models.json is written last and whole, so a
+    process that finds it (without the lock) finds the models beside it complete."""
     if (out / "models.json").is_file():
         return out
     pytest.importorskip("ultralytics", reason="building throwaway models needs ultralytics (pip install -e .[train])")
     pytest.importorskip("onnxslim", reason="ultralytics' ONNX export with simplify needs onnxslim")
-    config_dir = out.parent / "yolo_config"
-    (config_dir / "Ultralytics").mkdir(parents=True, exist_ok=True)
-    os.environ["YOLO_OFFLINE"] = "1"
-    os.environ.setdefault("YOLO_CONFIG_DIR", str(config_dir))
-    font = Path(os.environ["YOLO_CONFIG_DIR"]) / "Ultralytics" / "Arial.ttf"
-    if not font.exists():
-        import matplotlib
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out.parent / f"{out.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)   # released when the file closes, or the process ends
+        if not (out / "models.json").is_file():
+            shutil.rmtree(out, ignore_errors=True)   # what a build stopped halfway left
+            _build(out)
+    return out
 
-        font.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf", font)
+
+def _build(out: Path) -> None:
+    from vision_models.train.first_run import offline_font
+
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(out.parent / "yolo_config"))
+    offline_font(Path(os.environ["YOLO_CONFIG_DIR"]))
     import torch
     from ultralytics import YOLO
     from ultralytics.nn.tasks import ClassificationModel, DetectionModel
@@ -68,13 +78,14 @@ def build_dummy_weights(out: Path) -> Path:
         finally:
             os.chdir(cwd)
         shutil.move(str(work / exported), out / name)  # export answers a path relative to its cwd
-    (out / "models.json").write_text(json.dumps({
+    manifest = out / "models.json.part"
+    manifest.write_text(json.dumps({
         "detector": {"file": "detector.onnx", "imgsz": 640, "train_imgsz": 416, "classes": ["index", "back"]},
         "classifier": {"file": "classifier.onnx", "imgsz": 64, "classes": CLASSIFIER_NAMES, "crop_expand": 0.10,
                        "normalize": "rgb/255"},
         "training": {"note": "untrained throwaway models for plumbing tests"},
     }, indent=1))
-    return out
+    os.replace(manifest, out / "models.json")
 
 
 def _calibrate_batch_norm(network, size: int) -> None:

@@ -43,13 +43,30 @@ def offline_environment() -> None:
     config = VAR / "yolo_config"
     os.environ["YOLO_OFFLINE"] = "1"
     os.environ["YOLO_CONFIG_DIR"] = str(config)
-    font_dir = config / "Ultralytics"
-    font_dir.mkdir(parents=True, exist_ok=True)
-    font = font_dir / "Arial.ttf"
-    if not font.exists():
-        import matplotlib
+    offline_font(config)
 
-        shutil.copy(Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf", font)
+
+def offline_font(config: Path) -> None:
+    """The font ultralytics would download (Arial.ttf) in its config folder ``config``: matplotlib's DejaVu
+    Sans under that name. Copied to a temporary name and renamed, so a process that finds the file (the
+    training beside a test run, two test processes) never finds half of it."""
+    font = config / "Ultralytics" / "Arial.ttf"
+    if font.exists():
+        return
+    import tempfile
+
+    import matplotlib
+
+    font.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=".Arial.ttf.", dir=font.parent)
+    os.close(handle)
+    try:
+        shutil.copyfile(Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf", temporary)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, font)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def continuation_weights(source: str, weights: str, threads: int) -> Path:
