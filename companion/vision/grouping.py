@@ -213,7 +213,7 @@ def _angle_deg(a: np.ndarray, b: np.ndarray) -> float:
 # A joker's index (JOKER spelled down the corner, or a figure) reads nearly the same turned half a
 # turn: in two Kingdoms recordings (seeds 61 and 81, 2026-12-07, every 6th frame, each index followed
 # where it lay) a joker's index was read at the other half-turn from its usual one in 58 of 381
-# readings (15 %), any other code's in 57 of 3,276 (1.7 %). Its facing is known to a half turn only,
+# readings (15 %), any other code's in 57 of 3,276 (1.7 %) (``scripts/index_facing.py``). Its facing is known to a half turn only,
 # so its pairs are weighed both ways: two jokers in a column were otherwise one card of two cards'
 # upper indices (seeds 61 and 81: an SJ placed, read as moved off the grid, removed and placed again).
 HALF_TURN_AMBIGUOUS_CODES = frozenset({"SJ", "BJ"})

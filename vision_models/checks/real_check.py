@@ -418,6 +418,9 @@ def main(argv=None) -> int:
                         help="inference threads per process (default 2 with one job, 1 per job with more)")
     parser.add_argument("--conf", type=float, metavar="P", help="index threshold to read at (default models.json's)")
     parser.add_argument("--back-conf", type=float, metavar="P", help="back threshold to read at (default models.json's)")
+    parser.add_argument("--lone-floor", type=float, metavar="P",
+                        help="group with this floor for a card read from one index (grouping.LONE_CARD_MIN_CONFIDENCE; "
+                             "the readings, and a --cache of them, are the same for any floor)")
     parser.add_argument("--tile", default="auto", metavar="MODE",
                         help="the closer look as `companion detect --tile` takes it: auto (default), off or a window in pixels")
     parser.add_argument("--cache", type=Path, metavar="FILE",
@@ -470,7 +473,7 @@ def main(argv=None) -> int:
             args.cache.parent.mkdir(parents=True, exist_ok=True)
             args.cache.write_bytes(pickle.dumps({"options": {k: v for k, v in options.items() if k != "threads"},
                                                  "readings": readings}))
-    result = check(photos, readings)
+    result = check(photos, readings, **({} if args.lone_floor is None else {"min_lone_confidence": args.lone_floor}))
     if args.json:
         print(json.dumps(result, indent=1))
     else:
