@@ -208,9 +208,8 @@ class Detector:
         # How large a corner index is in frame pixels, when the caller knows (a table pipeline does,
         # from the mat's scale). In auto mode it replaces the whole-frame pass's measurement, which
         # a whole-table view cannot give: there that pass finds no index at all, or only a marker.
-        # ``index_scale`` is the same told for every pixel (a slanted view's far edge is smaller):
-        # the grouping measures each reading by it; the windows by ``index_px``, its size at the middle.
-        self.index_px: float | None = None
+        # Told for every pixel (a slanted view's far edge is smaller): the grouping measures each reading
+        # by it; the windows by ``index_px``, its size at the middle.
         self.index_scale: IndexScale | None = None
         self.max_zoom = MAX_ZOOM
         # The files the two networks came from (load() may take the int8 copies); reports name them.
@@ -278,12 +277,17 @@ class Detector:
     def expecting_index_px(self, index_px: float | IndexScale) -> "Detector":
         """This detector (the same loaded networks) told how large indices are in frame pixels: one size,
         or an :class:`IndexScale` across a frame that sees the table at a slant."""
-        if not isinstance(index_px, IndexScale) and not index_px > 0:
-            raise ValueError(f"index_px must be positive, got {index_px}")
+        scale = IndexScale.of(index_px)   # refuses a size that is not a positive number of pixels
+        if scale is None:
+            raise ValueError("index_px must be positive, got None")
         told = copy.copy(self)
-        told.index_scale = IndexScale.of(index_px)
-        told.index_px = told.index_scale.centre_px if told.index_scale is not None else None
+        told.index_scale = scale
         return told
+
+    @property
+    def index_px(self) -> float | None:
+        """The index size told, at the middle of the frame (None: not told)."""
+        return None if self.index_scale is None else self.index_scale.centre_px
 
     def with_deck(self, deck, closer: bool = True) -> "Detector":
         """This detector (the same loaded networks) reading with a learned deck profile (None: without).
