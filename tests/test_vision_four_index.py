@@ -191,3 +191,24 @@ def test_a_neighbour_s_misread_corner_never_makes_one_card_of_five():
     one_deck = group_cards([r for r, original in zip(misread, readings) if original.code == "7H"] + [stray])
     assert one_deck.codes == ("7H",)
     assert np.isnan(one_deck.other_centers).all()
+
+
+def test_a_lone_index_beside_a_four_index_card_must_be_surer_on_a_photo():
+    from companion.vision.grouping import FOUR_INDEX_LONE_CARD_MIN_CONFIDENCE, LONE_CARD_MIN_CONFIDENCE
+
+    between = (LONE_CARD_MIN_CONFIDENCE + FOUR_INDEX_LONE_CARD_MIN_CONFIDENCE) / 2 / 0.95   # a card this sure: between the floors
+    lone_frame = scene(row(["KH"], x0=400.0, y=300.0), four_index=False)
+    lone = readings_of(lone_frame.cards, confidence=between)[0]
+    for four_index in (True, False):
+        frame = scene(row(["7H", "QS"]), four_index=four_index)
+        shape = frame.image.shape[:2]
+        readings = readings_of(frame.cards)
+        assert max(collections.Counter(r.code for r in readings).values()) == (4 if four_index else 2)
+        codes = collections.Counter(group_cards([*readings, lone], frame_shape=shape).codes)
+        # a four-index deck shows a card in plain view by several corners: a lone index among them is a misread
+        # more often than a card, while a two-index deck's lone index (a fanned card) stays a card
+        assert codes == collections.Counter(["7H", "QS"] if four_index else ["7H", "QS", "KH"])
+        # on a mat, where the tracker weighs readings over frames, and when the caller sets the floor, nothing is dropped
+        assert "KH" in group_cards([*readings, lone], frame_shape=shape, index_px=index_px_of(1280)).codes
+        assert "KH" in group_cards([*readings, lone], frame_shape=shape, min_lone_confidence=0.0).codes
+        assert "KH" in group_cards([*readings, lone], frame_shape=shape, four_index_lone_confidence=0.0).codes

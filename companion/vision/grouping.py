@@ -131,6 +131,17 @@ FACE_ON_BACK_CENTRE = 0.9   # in index sizes
 # nothing. Measured on the other real photos in EVALUATION.md, "General models on real photos".
 LONE_CARD_MIN_CONFIDENCE = 0.6
 
+# A deck that prints its index in all four corners shows a card it holds in plain view by two or more
+# corners, so in a photo whose grouping joined three or four corners of one card (the deck is a
+# four-index one: a two-index card shows two) a lone index is more often a corner misread than a card
+# seen by one corner. Chosen with the chain's candidate detector (issue 28) on the development photos
+# (``vision_models.checks.real_check --source rf100-valid --four-index-floor P``, the four-index deck the
+# detector learned, photos it never saw): 0.6 (the floor above) / 0.7 / 0.8 / 0.85 / 0.9 gave card F1
+# 0.911 / 0.921 / 0.930 / 0.932 / 0.932; on every real source 0.909 / 0.915 / 0.921 / 0.921 / 0.921 with
+# cardcounterml's two-index photos unchanged (no card of three corners), where one floor of 0.8 for every
+# photo cost them 0.898 -> 0.848 (EVALUATION.md, "Lone indices on a four-index deck").
+FOUR_INDEX_LONE_CARD_MIN_CONFIDENCE = 0.85
+
 # One deck: no code is two cards. Where the table's scale is unknown (a photo) and one deck is assumed
 # (``trust_rotation`` False, as every same-code pairing here assumes), a code read as two cards keeps the
 # surer one (a card of joined corners before a lone index, then the higher confidence): the other is a
@@ -628,7 +639,7 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
                 frame_shape: tuple[int, int] | None = None, trust_rotation: bool = False,
                 index_px: IndexScale | float | None = None, one_card_geometry: bool | None = None,
                 check_back_shape: bool | None = None, min_lone_confidence: float | None = None,
-                one_card_per_code: bool | None = None) -> Detections:
+                one_card_per_code: bool | None = None, four_index_lone_confidence: float | None = None) -> Detections:
     """Readings and face-down boxes → one :class:`Detections` entry per physical card.
 
     Pairs are chosen greedily, best fit first, each reading used at most once (see
@@ -650,6 +661,8 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     frame's edge may belong to a card whose centre is outside it). A card of one index is kept only
     at ``min_lone_confidence`` or surer: by default ``LONE_CARD_MIN_CONFIDENCE`` where the table's
     scale is unknown (``index_px`` None), none on a mat, where the tracker weighs readings over frames.
+    Where the floor is the default one and three or four corners of one card were joined (a four-index
+    deck), a lone index needs ``four_index_lone_confidence`` (by default ``FOUR_INDEX_LONE_CARD_MIN_CONFIDENCE``).
     A face-down box that holds a face-up card's joined corners is that card (:func:`holds_face_card`).
     ``one_card_per_code``: a code read as several cards keeps the surest (``ONE_CARD_PER_CODE``); by
     default where the scale is unknown and one deck assumed (``index_px`` None, ``trust_rotation`` False).
@@ -685,6 +698,9 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
         joined.append(True)
     if min_lone_confidence is None:
         min_lone_confidence = LONE_CARD_MIN_CONFIDENCE if index_px is None else 0.0
+        if index_px is None and any(len(group) > 2 for group in groups):
+            four = FOUR_INDEX_LONE_CARD_MIN_CONFIDENCE if four_index_lone_confidence is None else four_index_lone_confidence
+            min_lone_confidence = max(min_lone_confidence, four)
     for i, reading in enumerate(readings):
         if i in used or reading.confidence < min_lone_confidence:
             continue

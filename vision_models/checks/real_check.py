@@ -420,7 +420,11 @@ def main(argv=None) -> int:
     parser.add_argument("--back-conf", type=float, metavar="P", help="back threshold to read at (default models.json's)")
     parser.add_argument("--lone-floor", type=float, metavar="P",
                         help="group with this floor for a card read from one index (grouping.LONE_CARD_MIN_CONFIDENCE; "
-                             "the readings, and a --cache of them, are the same for any floor)")
+                             "the readings, and a --cache of them, are the same for any floor; set, it is every "
+                             "photo's floor, four-index decks' too)")
+    parser.add_argument("--four-index-floor", type=float, metavar="P",
+                        help="group with this floor for a card read from one index in a photo where three or four "
+                             "corners of one card were joined (grouping.FOUR_INDEX_LONE_CARD_MIN_CONFIDENCE)")
     parser.add_argument("--tile", default="auto", metavar="MODE",
                         help="the closer look as `companion detect --tile` takes it: auto (default), off or a window in pixels")
     parser.add_argument("--cache", type=Path, metavar="FILE",
@@ -473,7 +477,10 @@ def main(argv=None) -> int:
             args.cache.parent.mkdir(parents=True, exist_ok=True)
             args.cache.write_bytes(pickle.dumps({"options": {k: v for k, v in options.items() if k != "threads"},
                                                  "readings": readings}))
-    result = check(photos, readings, **({} if args.lone_floor is None else {"min_lone_confidence": args.lone_floor}))
+    grouping = {} if args.lone_floor is None else {"min_lone_confidence": args.lone_floor}
+    if args.four_index_floor is not None:
+        grouping["four_index_lone_confidence"] = args.four_index_floor
+    result = check(photos, readings, **grouping)
     if args.json:
         print(json.dumps(result, indent=1))
     else:
