@@ -101,3 +101,11 @@ def test_cards_are_binned_by_their_index_size_at_the_input():
     result = scale_check.recall_by_bin({"off": rows}, ratios)["off"]
     assert result["8-12"] == {"cards": 3, "found": 1, "recall": 0.333, "median_ms": 30.0}   # photos 1 and 3: 10 and 50 ms
     assert result["20-25"]["recall"] == 1.0 and result["all"]["cards"] == 4
+
+
+def test_backs_check_refuses_thresholds_it_cannot_group_at_before_reading_anything(capsys):
+    for bad in ("0.5,high", "0.01", "1.2"):
+        with pytest.raises(SystemExit) as stopped:
+            backs_check.main(["--thresholds", bad, "--cache-dir", "/nonexistent/never-made"])
+        assert stopped.value.code == 2
+        assert "--thresholds" in capsys.readouterr().err

@@ -184,8 +184,16 @@ def main(argv=None) -> int:
                              "real_backs.json, which show no back: every back read there is false); reading them takes long")
     parser.add_argument("--weights", metavar="DIR", help="models.json and ONNX files to read with (default the shipped ones; "
                         "e.g. var/chain/interim); give each its own --cache-dir")
+    parser.add_argument("--thresholds", default=",".join(map(str, THRESHOLDS)), metavar="P,P,...",
+                        help=f"back thresholds to group at (default {','.join(map(str, THRESHOLDS))}; each above {FLOOR})")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    try:
+        thresholds = tuple(float(t) for t in args.thresholds.split(","))
+    except ValueError:
+        parser.error(f"--thresholds: numbers separated by commas, not {args.thresholds!r}")
+    if not all(FLOOR < t < 1 for t in thresholds):
+        parser.error(f"--thresholds: each between {FLOOR} (the floor the photos are read at) and 1")
     try:
         photos = real_check.photos_of(["backs-by-eye"], args.datasets)
     except (FileNotFoundError, ValueError) as error:
@@ -211,7 +219,7 @@ def main(argv=None) -> int:
             print(f"error: {error}", file=sys.stderr)
             return 1
         scenes = cached(args.cache_dir / f"scene-readings-{args.scenes}.pkl", lambda: read_scenes(images, weights=args.weights))
-    result = measure(real, scenes)
+    result = measure(real, scenes, thresholds)
     print(json.dumps(result, indent=1) if args.json else table(result))
     return 0
 
