@@ -493,3 +493,15 @@ def test_a_weak_back_across_two_face_down_cards_side_by_side_is_no_card():
     assert [t for t, *_ in table.types()] == ["placed", "placed"]
     table.frames(1.0, [("BACK", (20, 50)), ("BACK", (80, 50)), ("BACK", (140, 50), 0.47)])   # one really laid
     assert table.types()[-1] == ("placed", "BACK", "right")
+
+
+def test_a_weak_back_over_most_of_one_face_down_card_is_no_card():
+    """A weak back 24 mm from one chip (over more than half of it) and 40 mm from the next is that chip's
+    edge read with its neighbour's (a new Chosen seed, at the mat's far edge); one a card's width away is a chip."""
+    table = Table()
+    table.frames(1.0, [("BACK", (20, 50)), ("BACK", (84, 50))])
+    table.frames(1.5, [("BACK", (20, 50)), ("BACK", (84, 50)), ("BACK", (44, 50), 0.55)])
+    table.frames(1.5, [("BACK", (20, 50)), ("BACK", (84, 50)), ("BACK", (44, 50), 0.65)])   # as weak, read a little surer
+    assert [t for t, *_ in table.types()] == ["placed", "placed"]
+    table.frames(1.5, [("BACK", (20, 50)), ("BACK", (84, 50)), ("BACK", (20, 115), 0.55)])   # laid below, clear of both
+    assert [t for t, *_ in table.types()] == ["placed", "placed", "placed"]

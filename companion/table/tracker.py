@@ -138,6 +138,12 @@ TWIN_OVERLAP_FRAMES = 1
 # over their edges, not beside them (Tracker._overlaps_settled_backs): on a mat 36 mm, half a poker
 # card's 63 mm width and a little more; the chips of the shipped Chosen demo lie 60 mm apart.
 BACK_OVERLAP_DISTANCES = 0.9
+# ... and closer than this many to one settled back covers more than half of it (30 mm of a 63 mm wide
+# card): a card laid there would hide the one below, so it is that card's edge read with its
+# neighbour's. A new Chosen seed (development seed 44, every frame read): a weak back (0.50-0.60) 19-24 mm
+# from a chip at the mat's far edge and 38-43 mm from the chip just laid beside it settled as a third
+# chip; half as far as above (18 mm) let it through.
+ONE_BACK_OVERLAP_DISTANCES = 0.75
 
 
 @dataclass
@@ -352,8 +358,11 @@ class Tracker:
             return self._ask(track, time, "unsure", Message("is the card at this spot %(code)s? the camera is only %(confidence)s sure",
                                                             code=CardName(code), confidence=format(confidence, '.0%')),
                              {"guess": code, "confidence": round(confidence, 3)}, zone)
-        if code == "BACK" and confidence < cfg.sure_confidence and self._overlaps_settled_backs(track):
-            return []   # the detector's box across the edges of face-down cards that lie side by side
+        if code == "BACK" and confidence < cfg.sure_look_confidence and self._overlaps_settled_backs(track):
+            # the detector's box across the edges of face-down cards that lie side by side; weak: less
+            # sure than a card settled at once must be (the chips' own backs read 0.82-0.89, their edges
+            # together 0.47-0.60, and two looks at 0.50 and 0.60 vote 0.60)
+            return []
         # where a settled card lies, a second reading is that card misread (cards do not stack)
         occupant = self._settled_near(track.position, exclude=track)
         if occupant is not None and occupant.code != code:
@@ -465,16 +474,17 @@ class Tracker:
         settled.sightings.extend(candidate.sightings)
 
     def _overlaps_settled_backs(self, track: Track) -> bool:
-        """Whether a weak back lies over two settled face-down cards, or over one by more than half.
+        """Whether a back (a weak one: the caller asks) lies over two settled face-down cards, or over one by more than half.
 
         Two chips laid side by side are read, now and then, as a third, weak back across their edges
         (the Chosen, a new seed: 0.47-0.50 between two chips 60 mm apart, 27 and 33 mm from each; it
         settled, and its removal 2 s later cost the game a turn). A back really laid lies clear of the
         others: at least a card's width from each."""
         reach = self.config.match_distance * BACK_OVERLAP_DISTANCES
+        over_one = self.config.match_distance * ONE_BACK_OVERLAP_DISTANCES
         near = [t for t in self.tracks if t.settled and t is not track and t.code == "BACK" and not self._gone(t)
                 and math.dist(t.position, track.position) < reach]
-        return len(near) >= 2 or any(math.dist(t.position, track.position) < reach / 2 for t in near)
+        return len(near) >= 2 or any(math.dist(t.position, track.position) < over_one for t in near)
 
     def _settled_near(self, position: tuple[float, float], exclude: Track) -> Track | None:
         """The settled card lying where ``position`` is (closer than half the match distance), if any."""
