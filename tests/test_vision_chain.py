@@ -132,15 +132,38 @@ def test_only_development_sources_are_labelled_for_training(tmp_path):
 
 def test_the_chain_lists_its_steps_in_order_and_says_where_it_stands(monkeypatch, tmp_path):
     names = [step[0] for step in chain.STEPS]
-    assert names == ["recover", "artwork", "real-labels", "scenes", "dataset", "train", "export", "check"]
+    assert names == ["recover", "artwork", "real-labels", "scenes", "dataset", "train", "export", "check",
+                     "table-scenes", "table-tune", "table-export", "table-check"]
     # a machine where nothing was made yet: the first step is the one to do
     monkeypatch.setattr(chain, "RECOVERED", tmp_path / "none.pt")
-    assert chain.status_line().startswith("chain: step 1/8 recover to do")
+    assert chain.status_line().startswith("chain: step 1/12 recover to do")
     (tmp_path / "none.pt").write_bytes(b"x")
     monkeypatch.setattr(chain, "artwork_done", lambda: False)
     monkeypatch.setattr(chain, "STEPS", tuple((n, chain.artwork_done if n == "artwork" else d, r, m)
                                               for n, d, r, m in chain.STEPS))
-    assert chain.status_line().startswith("chain: step 2/8 artwork to do")
+    assert chain.status_line().startswith("chain: step 2/12 artwork to do")
+
+
+def test_the_table_ending_trains_on_every_table_recording_and_twice_as_many_other_images(monkeypatch, tmp_path):
+    data = tmp_path / "detect_chain"
+    images = data / "table" / "train" / "images"
+    images.mkdir(parents=True)
+    seeds = [1000, 1001, 1002]
+    for seed in [*seeds, 1003]:            # 1003: rendered once, not one of the ending's recordings
+        for n in range(2):
+            (images / f"table_{seed}_{n:03d}_full.jpg").write_bytes(b"")
+    others = [str(tmp_path / "real_labels" / f"r{k}.jpg") for k in range(20)] + [str(tmp_path / "general" / f"g{k}.jpg") for k in range(20)]
+    (data / "train.txt").write_text("\n".join(others + [str(images / "table_1000_000_full.jpg")]) + "\n")
+    monkeypatch.setattr(chain, "DATA", data)
+    monkeypatch.setattr(chain, "_table_seeds", lambda: seeds)
+    chain.render_table_scenes()            # every recording is there: nothing is rendered
+    listed = (data / "table-tune-train.txt").read_text().split()
+    table = [line for line in listed if "/table/" in line]
+    assert sorted(table) == sorted(str(images / f"table_{s}_{n:03d}_full.jpg") for s in seeds for n in range(2))
+    assert len(listed) - len(table) == 2 * len(table) and set(listed) - set(table) <= set(others)
+    assert f"train: {data / 'table-tune-train.txt'}" in (data / "data_table.yaml").read_text()
+    assert json.loads((data / "table-tune.txt").read_text())["table_train"] == 6
+    assert chain.table_scenes_done()
 
 
 def test_var_is_linked_outside_the_work_tree_when_the_checkout_has_none(monkeypatch, tmp_path):

@@ -14,7 +14,8 @@ from pathlib import Path
 
 HOUSE = Path(__file__).resolve().parent
 # The stage packages, in the order the chain runs them: data (its steps 2-5), train (6-7; step 1 only
-# recovers the weights training starts from), checks (8).
+# recovers the weights training starts from), checks (8); then the table ending again: data (9), train
+# (10-11), checks (12).
 STAGES = (
     ("data", "card artwork, rendered scenes and real photos made into training and measuring sets"),
     ("train", "the runs that make the detector and the classifier, their continuations, the export to ONNX and int8"),
@@ -31,6 +32,10 @@ CHAIN_MODULES = {
     "train": ("train.first_run",),
     "export": ("train.quantize",),
     "check": ("checks.real_check",),
+    "table-scenes": ("data.table_scenes",),
+    "table-tune": ("train.first_run",),
+    "table-export": ("train.quantize",),
+    "table-check": ("checks.real_check",),
 }
 RECIPES = ("chain", "reproduce")
 

@@ -31,6 +31,15 @@ The steps (``steps`` prints them):
 8. ``check``: the candidate and the shipped models read every real source of ``vision_models.checks.real_check``
    side by side; the figures go to ``var/chain/check.json``. Shipping is a person's decision, made on
    those figures (``ship`` copies the candidate into ``vision_models/weights/``).
+9. ``table-scenes``: more of the project's table recordings (``TABLE_TUNE_RECORDINGS`` in all) beside the
+   training images: the candidate of step 7 read real photos better than the shipped detector and lost
+   Chosen games on the mat, where the shipped detector had ended its training on table recordings alone.
+10. ``table-tune``: that ending again, on the candidate: ``TABLE_TUNE_EPOCHS`` epochs on the table images with
+   ``TABLE_TUNE_ORIGINAL_SHARE`` as many of step 5's training images (real photos among them).
+11. ``table-export``: its last epoch to ONNX and int8, in ``var/chain/candidate-table/``.
+12. ``table-check``: step 8's figures for it (``var/chain/check-table.json``) and the live path's: rendered
+   recordings of development seeds (``LIVE_CHECK_SEEDS``), every frame read, the final state against the
+   truth, for the shipped detector and each candidate (``var/chain/live-check.json``).
 
 When an accelerator is lent, ``vision_models.train.gpu_continue`` is the one prepared run (see its docstring).
 """
@@ -68,6 +77,19 @@ EPOCHS = 12
 LR0 = 0.0005                   # a fine-tune: the shipped weights' table continuation used 0.0003
 IMGSZ = 416
 THREADS = 2
+# The table ending (steps 9-12), as the shipped detector's own last step was made (MODEL_CARD.md, session 5:
+# 48 recordings, twice as many original images, lr0 0.0003, 5 epochs): the chain's 24 recordings were about
+# a sixth of its epochs.
+TABLE_TUNE_RECORDINGS = 48
+TABLE_TUNE_ORIGINAL_SHARE = 2.0
+TABLE_TUNE_EPOCHS = 5
+TABLE_TUNE_LR0 = 0.0003
+TABLE_RUN_NAME = "detector_chain_table"
+TABLE_RUN = VAR / "runs" / TABLE_RUN_NAME
+TABLE_CANDIDATE = CHAIN / "candidate-table"
+# Development recordings for the live check: rendered from seeds no test, demo or unseen-seed figure uses
+# (the unseen seeds are 81-86), read with every frame so that no machine's load enters the figure.
+LIVE_CHECK_SEEDS = {"kingdoms": (41, 42, 43), "dungeon": (41, 42, 43), "chosen": (41, 42, 43, 44, 45, 46)}
 
 
 def ensure_var() -> None:
@@ -280,7 +302,7 @@ def export_done() -> bool:
     return (CANDIDATE / "detector.int8.onnx").exists()
 
 
-def export(target: Path = CANDIDATE, weights: str = "best.pt") -> None:
+def export(target: Path = CANDIDATE, weights: str = "best.pt", run: Path = RUN) -> None:
     (CHAIN / f"readings-{target.name}.pkl").unlink(missing_ok=True)  # readings of the weights this replaces
     from vision_models.train.first_run import offline_environment
 
@@ -288,7 +310,7 @@ def export(target: Path = CANDIDATE, weights: str = "best.pt") -> None:
     from ultralytics import YOLO
 
     target.mkdir(parents=True, exist_ok=True)
-    onnx = Path(YOLO(str(RUN / "weights" / weights)).export(format="onnx", imgsz=IMGSZ, simplify=True, dynamic=False,
+    onnx = Path(YOLO(str(run / "weights" / weights)).export(format="onnx", imgsz=IMGSZ, simplify=True, dynamic=False,
                                                                 device="cpu"))
     shutil.copy(onnx, target / "detector.onnx")
     for name in ("classifier.onnx", "classifier.int8.onnx"):
@@ -296,6 +318,11 @@ def export(target: Path = CANDIDATE, weights: str = "best.pt") -> None:
     models = json.loads((WEIGHTS / "models.json").read_text())
     models["detector"].pop("int8_file", None)
     models["training"]["chain"] = {"run": RUN_NAME, "epochs": _epochs_done(), "data": json.loads((DATA / "counts.json").read_text())}
+    if run != RUN:
+        from vision_models.train.first_run import _epochs_done as epochs_of
+
+        models["training"]["chain"]["then"] = {"run": run.name, "epochs": epochs_of(run.name),
+                                               "data": json.loads((DATA / "table-tune.txt").read_text())}
     (target / "models.json").write_text(json.dumps(models, indent=2) + "\n")
     _python("vision_models.train.quantize", "--weights", str(target))
     # the classifier is the shipped one, byte for byte: only the detector is this chain's
@@ -332,6 +359,114 @@ def interim() -> None:
     check(target, CHAIN / "check-interim.json")
 
 
+def _table_seeds() -> list[int]:
+    from vision_models.data import table_scenes
+
+    return [table_scenes.FIRST_SEED + k for k in range(TABLE_TUNE_RECORDINGS)]
+
+
+def table_scenes_done() -> bool:
+    return (DATA / "table-tune.txt").exists()
+
+
+def render_table_scenes() -> None:
+    """Step 4's recordings continued up to ``TABLE_TUNE_RECORDINGS`` (the same seeds from the same first one), and
+    the table ending's training list: every table image and ``TABLE_TUNE_ORIGINAL_SHARE`` times as many of step 5's."""
+    from multiprocessing import get_context
+
+    from vision_models.data import table_scenes
+
+    images = DATA / "table" / "train" / "images"
+    have = {p.name.split("_")[1] for p in images.glob("table_*.jpg")} if images.is_dir() else set()
+    missing = [(seed, "train", str(DATA / "table")) for seed in _table_seeds() if str(seed) not in have]
+    if missing:
+        with get_context("spawn").Pool(2) as pool:
+            pool.map(table_scenes.render_scene, missing, chunksize=1)
+    table = sorted(str(p) for p in images.glob("table_*.jpg") if int(p.name.split("_")[1]) in set(_table_seeds()))
+    chain_train = [line for line in (DATA / "train.txt").read_text().split() if "/table/" not in line]
+    original = random.Random(SEED).sample(chain_train, min(len(chain_train), round(TABLE_TUNE_ORIGINAL_SHARE * len(table))))
+    (DATA / "table-tune-train.txt").write_text("\n".join(sorted(table + original)) + "\n")
+    (DATA / "data_table.yaml").write_text(f"path: {DATA}\ntrain: {DATA / 'table-tune-train.txt'}\nval: {DATA / 'val.txt'}\n"
+                                          "names:\n  0: index\n  1: back\n")
+    counts = {"table_train": len(table), "original_train": len(original),
+              "real_train": sum(1 for line in original if "/real_labels/" in line or "/cardcounterml/" in line)}
+    (DATA / "table-tune.txt").write_text(json.dumps(counts) + "\n")
+
+
+def table_tune_done() -> bool:
+    return (TABLE_RUN / "finished.json").exists()
+
+
+def table_tune() -> None:
+    from vision_models.train.first_run import DETECTOR_AUGMENTATION, offline_environment
+    from vision_models.train.first_run import _epochs_done as epochs_of
+
+    offline_environment()
+    import torch
+    from ultralytics import YOLO
+
+    torch.set_num_threads(THREADS)
+    started = time.time()
+    last = TABLE_RUN / "weights" / "last.pt"
+    if last.exists():
+        print(f"[chain] resuming {TABLE_RUN_NAME} after epoch {epochs_of(TABLE_RUN_NAME)}", flush=True)
+        YOLO(str(last)).train(resume=True)
+    else:
+        YOLO(str(RUN / "weights" / "best.pt")).train(
+            data=str(DATA / "data_table.yaml"), imgsz=IMGSZ, batch=16, epochs=TABLE_TUNE_EPOCHS, device="cpu", workers=0,
+            plots=False, amp=False, seed=SEED, deterministic=True, optimizer="AdamW", lr0=TABLE_TUNE_LR0,
+            warmup_epochs=0.5, cos_lr=False, patience=1000, **DETECTOR_AUGMENTATION, cache=False,
+            project=str(TABLE_RUN.parent), name=TABLE_RUN_NAME, exist_ok=True, pretrained=True, verbose=True)
+    (TABLE_RUN / "finished.json").write_text(json.dumps({"epochs": epochs_of(TABLE_RUN_NAME), "continued_from": f"{RUN_NAME} best.pt",
+                                                         "seconds": round(time.time() - started),
+                                                         "data": json.loads((DATA / "table-tune.txt").read_text())}))
+
+
+def table_export_done() -> bool:
+    return (TABLE_CANDIDATE / "detector.int8.onnx").exists()
+
+
+def table_export() -> None:
+    # the last epoch, not the best by validation mAP: the validation images are step 5's, which the
+    # table ending is not about (the shipped detector's own ending shipped its last epoch too)
+    export(TABLE_CANDIDATE, "last.pt", run=TABLE_RUN)
+
+
+def table_check_done() -> bool:
+    return (CHAIN / "live-check.json").exists()
+
+
+def live_check(detectors: dict[str, Path], out: Path) -> dict:
+    """Each detector reads the development recordings (rendered once into ``var/chain/live-check/``) with every
+    frame: ``{detector: {"reached": n, "of": m, "failed": [names]}}``."""
+    folder = CHAIN / "live-check"
+    results: dict = {}
+    for game, seeds in LIVE_CHECK_SEEDS.items():
+        for seed in seeds:
+            recording = folder / f"{game}-{seed}"
+            if not (recording / "truth.json").exists():
+                subprocess.run([sys.executable, "-m", "companion", "demo", "render", "--game", game, "--seed", str(seed),
+                                "--out", str(recording)], check=True, cwd=ROOT, capture_output=True)
+            for name, weights in detectors.items():
+                done = subprocess.run([sys.executable, "-m", "companion", "table", "run", "--game", game, "--source",
+                                       str(recording), "--check-truth"], cwd=ROOT, capture_output=True, text=True,
+                                      env={**os.environ, "COMPANION_WEIGHTS": str(weights)})
+                entry = results.setdefault(name, {"reached": 0, "of": 0, "failed": []})
+                entry["of"] += 1
+                if "the final state matches truth.json" in done.stdout:
+                    entry["reached"] += 1
+                else:
+                    entry["failed"].append(recording.name)
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"[chain] live check in {out}: " + ", ".join(f"{n} {r['reached']}/{r['of']}" for n, r in results.items()), flush=True)
+    return results
+
+
+def table_check() -> None:
+    check(TABLE_CANDIDATE, CHAIN / "check-table.json")
+    live_check({"shipped": WEIGHTS, CANDIDATE.name: CANDIDATE, TABLE_CANDIDATE.name: TABLE_CANDIDATE}, CHAIN / "live-check.json")
+
+
 STEPS = (
     ("recover", recover_done, recover, "var/runs/detector_recovered/weights/last.pt"),
     ("artwork", artwork_done, install_artwork, "var/artwork/"),
@@ -341,6 +476,10 @@ STEPS = (
     ("train", train_done, train, f"var/runs/{RUN_NAME}/ ({EPOCHS} epochs)"),
     ("export", export_done, export, "var/chain/candidate/"),
     ("check", check_done, check, "var/chain/check.json"),
+    ("table-scenes", table_scenes_done, render_table_scenes, f"var/data/detect_chain/table/ ({TABLE_TUNE_RECORDINGS} recordings)"),
+    ("table-tune", table_tune_done, table_tune, f"var/runs/{TABLE_RUN_NAME}/ ({TABLE_TUNE_EPOCHS} epochs)"),
+    ("table-export", table_export_done, table_export, "var/chain/candidate-table/"),
+    ("table-check", table_check_done, table_check, "var/chain/check-table.json, var/chain/live-check.json"),
 )
 
 
@@ -350,6 +489,10 @@ def status_line() -> str:
             detail = ""
             if name == "train":
                 detail = f", epoch {_epochs_done()}/{EPOCHS}"
+            elif name == "table-tune":
+                from vision_models.train.first_run import _epochs_done as epochs_of
+
+                detail = f", epoch {epochs_of(TABLE_RUN_NAME)}/{TABLE_TUNE_EPOCHS}"
             return f"chain: step {number}/{len(STEPS)} {name}{detail} to do (var -> {VAR.resolve()})"
     return f"chain: all {len(STEPS)} steps done; figures in {CHAIN / 'check.json'} (ship with `python -m vision_models.chain ship`)"
 
