@@ -278,9 +278,11 @@ class CameraHub:
         """Stops and forgets the table's feed, if any (under ``_feeds_lock``). ``taken_over``: another
         source replaces it; a reader of detections whose feed it was is then refused (409), not let
         take it back."""
-        feed = self.feeds.pop(table_id, None)
+        feed = self.feeds.get(table_id)
         if feed is not None:
+            # stopped (its thread joined) before it is forgotten: a feed no longer listed has stopped
             feed.stop(timeout=1.0)
+            del self.feeds[table_id]
             if not taken_over:   # a feed replaced by another of this server's keeps the lease
                 self._release_lease(table_id)
             if taken_over and isinstance(feed, ReadingsFeed):
