@@ -270,26 +270,33 @@ def train_done() -> bool:
     return (RUN / "finished.json").exists()
 
 
-def train() -> None:
+def _train_run(start: Path, run: Path, data: Path, epochs: int, lr0: float, before_resume=None) -> None:
+    """Train ``run`` from the weights ``start`` (or resume it from its ``last.pt``) with the chain's settings."""
     from vision_models.train.first_run import DETECTOR_AUGMENTATION, offline_environment
+    from vision_models.train.first_run import _epochs_done as epochs_of
 
     offline_environment()
     import torch
     from ultralytics import YOLO
 
     torch.set_num_threads(THREADS)
-    started = time.time()
-    last = RUN / "weights" / "last.pt"
+    last = run / "weights" / "last.pt"
     if last.exists():
-        print(f"[chain] resuming {RUN_NAME} after epoch {_epochs_done()}", flush=True)
-        rebase(last)
+        print(f"[chain] resuming {run.name} after epoch {epochs_of(run.name)}", flush=True)
+        if before_resume is not None:
+            before_resume(last)
         YOLO(str(last)).train(resume=True)
     else:
-        YOLO(str(RECOVERED)).train(
-            data=str(DATA / "data.yaml"), imgsz=IMGSZ, batch=16, epochs=EPOCHS, device="cpu", workers=0,
-            plots=False, amp=False, seed=SEED, deterministic=True, optimizer="AdamW", lr0=LR0, warmup_epochs=0.5,
-            cos_lr=False, patience=1000, **DETECTOR_AUGMENTATION, cache=False, project=str(RUN.parent),
-            name=RUN_NAME, exist_ok=True, pretrained=True, verbose=True)
+        YOLO(str(start)).train(
+            data=str(data), imgsz=IMGSZ, batch=16, epochs=epochs, device="cpu", workers=0,
+            plots=False, amp=False, seed=SEED, deterministic=True, optimizer="AdamW", lr0=lr0, warmup_epochs=0.5,
+            cos_lr=False, patience=1000, **DETECTOR_AUGMENTATION, cache=False, project=str(run.parent),
+            name=run.name, exist_ok=True, pretrained=True, verbose=True)
+
+
+def train() -> None:
+    started = time.time()
+    _train_run(RECOVERED, RUN, DATA / "data.yaml", EPOCHS, LR0, before_resume=rebase)
     previous = json.loads((CHAIN / "train_seconds.json").read_text()) if (CHAIN / "train_seconds.json").exists() else []
     CHAIN.mkdir(parents=True, exist_ok=True)
     (CHAIN / "train_seconds.json").write_text(json.dumps(previous + [round(time.time() - started)]))
@@ -398,25 +405,10 @@ def table_tune_done() -> bool:
 
 
 def table_tune() -> None:
-    from vision_models.train.first_run import DETECTOR_AUGMENTATION, offline_environment
     from vision_models.train.first_run import _epochs_done as epochs_of
 
-    offline_environment()
-    import torch
-    from ultralytics import YOLO
-
-    torch.set_num_threads(THREADS)
     started = time.time()
-    last = TABLE_RUN / "weights" / "last.pt"
-    if last.exists():
-        print(f"[chain] resuming {TABLE_RUN_NAME} after epoch {epochs_of(TABLE_RUN_NAME)}", flush=True)
-        YOLO(str(last)).train(resume=True)
-    else:
-        YOLO(str(RUN / "weights" / "best.pt")).train(
-            data=str(DATA / "data_table.yaml"), imgsz=IMGSZ, batch=16, epochs=TABLE_TUNE_EPOCHS, device="cpu", workers=0,
-            plots=False, amp=False, seed=SEED, deterministic=True, optimizer="AdamW", lr0=TABLE_TUNE_LR0,
-            warmup_epochs=0.5, cos_lr=False, patience=1000, **DETECTOR_AUGMENTATION, cache=False,
-            project=str(TABLE_RUN.parent), name=TABLE_RUN_NAME, exist_ok=True, pretrained=True, verbose=True)
+    _train_run(RUN / "weights" / "best.pt", TABLE_RUN, DATA / "data_table.yaml", TABLE_TUNE_EPOCHS, TABLE_TUNE_LR0)
     (TABLE_RUN / "finished.json").write_text(json.dumps({"epochs": epochs_of(TABLE_RUN_NAME), "continued_from": f"{RUN_NAME} best.pt",
                                                          "seconds": round(time.time() - started),
                                                          "data": json.loads((DATA / "table-tune.txt").read_text())}))
