@@ -251,3 +251,11 @@ def test_a_resumed_chain_finds_its_dataset_from_another_checkout(monkeypatch, tm
     assert saved["train_args"]["data"] == str(data / "data.yaml") and saved["epoch"] == 7
     chain.rebase(checkpoint)   # a second time changes nothing
     assert (data / "train.txt").read_text().splitlines()[0] == f"{data}/general/train/images/a.jpg"
+
+
+def test_ship_refuses_a_candidate_the_chain_has_not_checked(monkeypatch):
+    monkeypatch.setattr(chain, "table_check_done", lambda: False)
+    with pytest.raises(SystemExit, match="not checked candidate-table"):
+        chain.ship(chain.TABLE_CANDIDATE)
+    with pytest.raises(SystemExit):
+        chain.main(["ship", "--candidate", "somewhere-else"])

@@ -557,12 +557,13 @@ def report(path: Path) -> str:
     return "\n".join(lines)
 
 
-def ship() -> None:
-    if not check_done():
-        raise SystemExit("the chain has not checked its candidate yet: `python -m vision_models.chain run`")
+def ship(candidate: Path = CANDIDATE) -> None:
+    checked = {CANDIDATE: check_done, TABLE_CANDIDATE: table_check_done}[candidate]
+    if not checked():
+        raise SystemExit(f"the chain has not checked {candidate.name} yet: `python -m vision_models.chain run`")
     for name in ("detector.onnx", "detector.int8.onnx", "models.json"):
-        shutil.copy(CANDIDATE / name, WEIGHTS / name)
-    print(f"shipped {CANDIDATE} into {WEIGHTS}: update MODEL_CARD.md and EVALUATION.md with var/chain/check.json")
+        shutil.copy(candidate / name, WEIGHTS / name)
+    print(f"shipped {candidate} into {WEIGHTS}: update MODEL_CARD.md and EVALUATION.md with its figures in var/chain/")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -570,6 +571,8 @@ def main(argv: list[str] | None = None) -> None:
                                      epilog="steps: " + ", ".join(step[0] for step in STEPS))
     parser.add_argument("action", choices=("status", "run", "steps", "interim", "report", "ship"),
                         help="interim: measure the training's best epoch so far beside the shipped models")
+    parser.add_argument("--candidate", choices=(CANDIDATE.name, TABLE_CANDIDATE.name), default=CANDIDATE.name,
+                        help="which candidate `ship` copies into weights/ (default the chain's step 7)")
     args = parser.parse_args(argv)
     ensure_var()
     if args.action == "status":
@@ -587,7 +590,7 @@ def main(argv: list[str] | None = None) -> None:
         run()
         print(status_line())
     else:
-        ship()
+        ship(CHAIN / args.candidate)
 
 
 if __name__ == "__main__":
