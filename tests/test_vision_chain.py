@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -259,3 +261,26 @@ def test_ship_refuses_a_candidate_the_chain_has_not_checked(monkeypatch):
         chain.ship(chain.TABLE_CANDIDATE)
     with pytest.raises(SystemExit):
         chain.main(["ship", "--candidate", "somewhere-else"])
+
+
+def test_the_live_check_counts_a_recording_reached_by_the_exit_status_of_table_run(monkeypatch, tmp_path):
+    """`companion table run --check-truth` exits 0 only when the final state matches; its printed verdict
+    is translated (a Chinese locale prints it in Chinese), so the count must not read it."""
+    calls = []
+
+    def run(command, **options):
+        calls.append((command, options.get("env", {}).get("COMPANION_WEIGHTS")))
+        if command[3:5] == ["demo", "render"]:
+            out = Path(command[command.index("--out") + 1])
+            out.mkdir(parents=True)
+            (out / "truth.json").write_text("{}")
+        reached = options.get("env", {}).get("COMPANION_WEIGHTS") == "good" or "chosen-41" not in " ".join(command)
+        return subprocess.CompletedProcess(command, 0 if reached else 1, stdout=b"\xe7\x9c\x9f", stderr=b"")
+
+    monkeypatch.setattr(chain, "CHAIN", tmp_path)
+    monkeypatch.setattr(chain, "LIVE_CHECK_SEEDS", {"dungeon": (41,), "chosen": (41,)})
+    monkeypatch.setattr(chain.subprocess, "run", run)
+    result = chain.live_check({"good": Path("good"), "poor": Path("poor")}, tmp_path / "live.json")
+    assert result == {"good": {"reached": 2, "of": 2, "failed": []}, "poor": {"reached": 1, "of": 2, "failed": ["chosen-41"]}}
+    assert json.loads((tmp_path / "live.json").read_text()) == result
+    assert sum(1 for command, _ in calls if command[3:5] == ["demo", "render"]) == 2   # each recording rendered once

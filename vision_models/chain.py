@@ -441,11 +441,12 @@ def live_check(detectors: dict[str, Path], out: Path) -> dict:
                                 "--out", str(recording)], check=True, cwd=ROOT, capture_output=True)
             for name, weights in detectors.items():
                 done = subprocess.run([sys.executable, "-m", "companion", "table", "run", "--game", game, "--source",
-                                       str(recording), "--check-truth"], cwd=ROOT, capture_output=True, text=True,
+                                       str(recording), "--check-truth"], cwd=ROOT, capture_output=True,
                                       env={**os.environ, "COMPANION_WEIGHTS": str(weights)})
                 entry = results.setdefault(name, {"reached": 0, "of": 0, "failed": []})
                 entry["of"] += 1
-                if "the final state matches truth.json" in done.stdout:
+                # --check-truth exits 0 only when the final state matches (its printed verdict is translated)
+                if done.returncode == 0:
                     entry["reached"] += 1
                 else:
                     entry["failed"].append(recording.name)
