@@ -56,6 +56,20 @@ def test_a_back_showing_less_than_its_threshold_is_not_labelled(small_deck):
     assert len(labels) == 1 and synth.BACK_VISIBLE_FRACTION > 0.1
 
 
+def test_a_strip_counts_only_where_other_cards_hide_the_rest(small_deck):
+    # a column's strip of a quarter card is a back; the same quarter showing at the frame's edge is not
+    # (nor one under a hand: a hand passes, a column stays)
+    width = 60.0
+    column = _column(small_deck, 2, 0.25, width)
+    at_edge = [synth.Placement(small_deck.back, None, (-width / 2 + width * 0.25, 160.0), width, 0.0)]
+    labelled = []
+    for placements in (column, at_edge):
+        _image, labels = synth.render_scene(np.random.default_rng(4), [small_deck], [small_deck.back], size=320,
+                                            placements=placements, tilt=np.eye(3), hands=0)
+        labelled.append(sum(label[0] == synth.BACK_CLASS for label in labels))
+    assert labelled == [2, 0]
+
+
 def test_every_back_layout_is_drawn_and_labels_backs(small_deck):
     seen, backs = set(), 0
     for i in range(40):

@@ -87,6 +87,16 @@ TABLE_TUNE_LR0 = 0.0003
 TABLE_RUN_NAME = "detector_chain_table"
 TABLE_RUN = VAR / "runs" / TABLE_RUN_NAME
 TABLE_CANDIDATE = CHAIN / "candidate-table"
+# The strip ending (steps 13-16): both candidates lost Chosen recordings to weak backs beside the hands laying
+# chips, and step 4 had taught them a back from 15 % shown wherever it showed, under a hand too; the shipped
+# detector was never taught strips. Step 4's rendered scenes again (the same seeds: the same images) labelled
+# with ``synth``'s strip rule (a strip only where other cards hide the rest), and the candidate continued on them.
+STRIP_TUNE_EPOCHS = 4
+STRIP_TUNE_LR0 = 0.0003
+STRIP_RUN_NAME = "detector_chain_strips"
+STRIP_RUN = VAR / "runs" / STRIP_RUN_NAME
+STRIP_CANDIDATE = CHAIN / "candidate-strips"
+STRIP_DATA = DATA / "strips"
 # Development recordings for the live check: rendered from seeds no test, demo or unseen-seed figure uses
 # (the unseen seeds are 81-86), read with every frame so that no machine's load enters the figure.
 LIVE_CHECK_SEEDS = {"kingdoms": (41, 42, 43), "dungeon": (41, 42, 43), "chosen": (41, 42, 43, 44, 45, 46)}
@@ -309,7 +319,7 @@ def export_done() -> bool:
     return (CANDIDATE / "detector.int8.onnx").exists()
 
 
-def export(target: Path = CANDIDATE, weights: str = "best.pt", run: Path = RUN) -> None:
+def export(target: Path = CANDIDATE, weights: str = "best.pt", run: Path = RUN, then_data: str = "table-tune.txt") -> None:
     (CHAIN / f"readings-{target.name}.pkl").unlink(missing_ok=True)  # readings of the weights this replaces
     from vision_models.train.first_run import offline_environment
 
@@ -329,7 +339,7 @@ def export(target: Path = CANDIDATE, weights: str = "best.pt", run: Path = RUN) 
         from vision_models.train.first_run import _epochs_done as epochs_of
 
         models["training"]["chain"]["then"] = {"run": run.name, "epochs": epochs_of(run.name),
-                                               "data": json.loads((DATA / "table-tune.txt").read_text())}
+                                               "data": json.loads((DATA / then_data).read_text())}
     (target / "models.json").write_text(json.dumps(models, indent=2) + "\n")
     _python("vision_models.train.quantize", "--weights", str(target))
     # the classifier is the shipped one, byte for byte: only the detector is this chain's
@@ -460,6 +470,86 @@ def table_check() -> None:
     live_check({"shipped": WEIGHTS, CANDIDATE.name: CANDIDATE, TABLE_CANDIDATE.name: TABLE_CANDIDATE}, CHAIN / "live-check.json")
 
 
+def strip_scenes_done() -> bool:
+    return (DATA / "strip-tune.txt").exists()
+
+
+def render_strip_scenes() -> None:
+    """Step 4's rendered scenes with ``synth``'s strip rule (``STRIP_DATA``), and the strip ending's lists: step 5's
+    training and validation lists with those scenes' labels in place of the old ones (the real photos and
+    table frames as they were)."""
+    from vision_models.data import artwork, datasets, synth
+
+    deck_dirs = artwork.available_decks()
+    train_decks, held_decks = datasets.deck_split(deck_dirs)
+    decks = [d for d in synth.load_decks(train_decks, for_scenes=True) if d.faces]
+    held = [d for d in synth.load_decks(held_decks, for_scenes=True) if d.faces] or decks
+    backs = [d.back for d in synth.load_decks(deck_dirs, with_faces=False)]
+    synth.write_scenes(STRIP_DATA / "general" / "train", decks, backs, GENERAL_SCENES, SEED, distractor_share=0.5)
+    synth.write_scenes(STRIP_DATA / "backs" / "train", decks, backs, BACK_SCENES, SEED + 1, backs_only=True)
+    synth.write_scenes(STRIP_DATA / "general" / "val", held, backs, 60, SEED + 100, distractor_share=0.5)
+    synth.write_scenes(STRIP_DATA / "backs" / "val", held, backs, 60, SEED + 101, backs_only=True)
+
+    def relabelled(listing: str) -> list[str]:
+        lines = []
+        for line in (DATA / listing).read_text().split():
+            for part in ("general", "backs"):
+                if line.startswith(str(DATA / part) + "/"):
+                    line = str(STRIP_DATA) + line[len(str(DATA)):]
+            lines.append(line)
+        return lines
+
+    train, val = relabelled("train.txt"), relabelled("val.txt")
+    missing = [line for line in train + val if not Path(line).exists()]
+    if missing:
+        raise SystemExit(f"{len(missing)} images of the strip lists are not there, e.g. {missing[0]}")
+    (DATA / "strip-train.txt").write_text("\n".join(train) + "\n")
+    (DATA / "strip-val.txt").write_text("\n".join(val) + "\n")
+    (DATA / "data_strips.yaml").write_text(f"path: {DATA}\ntrain: {DATA / 'strip-train.txt'}\nval: {DATA / 'strip-val.txt'}\n"
+                                           "names:\n  0: index\n  1: back\n")
+    changed = sum(1 for line in train if line.startswith(str(STRIP_DATA)))
+    backs_before = backs_after = 0
+    for line in train:
+        if line.startswith(str(STRIP_DATA)):
+            after = Path(line.replace("/images/", "/labels/")).with_suffix(".txt")
+            before = Path(str(DATA) + line[len(str(STRIP_DATA)):].replace("/images/", "/labels/")).with_suffix(".txt")
+            backs_before += sum(1 for row in before.read_text().splitlines() if row.startswith("1 "))
+            backs_after += sum(1 for row in after.read_text().splitlines() if row.startswith("1 "))
+    (DATA / "strip-tune.txt").write_text(json.dumps({"train": len(train), "relabelled_train": changed,
+                                                     "back_labels_before": backs_before, "back_labels_after": backs_after}) + "\n")
+
+
+def strip_tune_done() -> bool:
+    return (STRIP_RUN / "finished.json").exists()
+
+
+def strip_tune() -> None:
+    from vision_models.train.first_run import _epochs_done as epochs_of
+
+    started = time.time()
+    _train_run(RUN / "weights" / "best.pt", STRIP_RUN, DATA / "data_strips.yaml", STRIP_TUNE_EPOCHS, STRIP_TUNE_LR0)
+    (STRIP_RUN / "finished.json").write_text(json.dumps({"epochs": epochs_of(STRIP_RUN_NAME), "continued_from": f"{RUN_NAME} best.pt",
+                                                         "seconds": round(time.time() - started),
+                                                         "data": json.loads((DATA / "strip-tune.txt").read_text())}))
+
+
+def strip_export_done() -> bool:
+    return (STRIP_CANDIDATE / "detector.int8.onnx").exists()
+
+
+def strip_export() -> None:
+    export(STRIP_CANDIDATE, "last.pt", run=STRIP_RUN, then_data="strip-tune.txt")
+
+
+def strip_check_done() -> bool:
+    return (CHAIN / "live-check-strips.json").exists()
+
+
+def strip_check() -> None:
+    check(STRIP_CANDIDATE, CHAIN / "check-strips.json")
+    live_check({"shipped": WEIGHTS, STRIP_CANDIDATE.name: STRIP_CANDIDATE}, CHAIN / "live-check-strips.json")
+
+
 STEPS = (
     ("recover", recover_done, recover, "var/runs/detector_recovered/weights/last.pt"),
     ("artwork", artwork_done, install_artwork, "var/artwork/"),
@@ -473,6 +563,10 @@ STEPS = (
     ("table-tune", table_tune_done, table_tune, f"var/runs/{TABLE_RUN_NAME}/ ({TABLE_TUNE_EPOCHS} epochs)"),
     ("table-export", table_export_done, table_export, "var/chain/candidate-table/"),
     ("table-check", table_check_done, table_check, "var/chain/check-table.json, var/chain/live-check.json"),
+    ("strip-scenes", strip_scenes_done, render_strip_scenes, "var/data/detect_chain/strips/"),
+    ("strip-tune", strip_tune_done, strip_tune, f"var/runs/{STRIP_RUN_NAME}/ ({STRIP_TUNE_EPOCHS} epochs)"),
+    ("strip-export", strip_export_done, strip_export, "var/chain/candidate-strips/"),
+    ("strip-check", strip_check_done, strip_check, "var/chain/check-strips.json, var/chain/live-check-strips.json"),
 )
 
 
@@ -482,10 +576,11 @@ def status_line() -> str:
             detail = ""
             if name == "train":
                 detail = f", epoch {_epochs_done()}/{EPOCHS}"
-            elif name == "table-tune":
+            elif name in ("table-tune", "strip-tune"):
                 from vision_models.train.first_run import _epochs_done as epochs_of
 
-                detail = f", epoch {epochs_of(TABLE_RUN_NAME)}/{TABLE_TUNE_EPOCHS}"
+                run_name, epochs = (TABLE_RUN_NAME, TABLE_TUNE_EPOCHS) if name == "table-tune" else (STRIP_RUN_NAME, STRIP_TUNE_EPOCHS)
+                detail = f", epoch {epochs_of(run_name)}/{epochs}"
             return f"chain: step {number}/{len(STEPS)} {name}{detail} to do (var -> {VAR.resolve()})"
     return f"chain: all {len(STEPS)} steps done; figures in {CHAIN / 'check.json'} (ship with `python -m vision_models.chain ship`)"
 
@@ -559,7 +654,7 @@ def report(path: Path) -> str:
 
 
 def ship(candidate: Path = CANDIDATE) -> None:
-    checked = {CANDIDATE: check_done, TABLE_CANDIDATE: table_check_done}[candidate]
+    checked = {CANDIDATE: check_done, TABLE_CANDIDATE: table_check_done, STRIP_CANDIDATE: strip_check_done}[candidate]
     if not checked():
         raise SystemExit(f"the chain has not checked {candidate.name} yet: `python -m vision_models.chain run`")
     for name in ("detector.onnx", "detector.int8.onnx", "models.json"):
@@ -572,7 +667,7 @@ def main(argv: list[str] | None = None) -> None:
                                      epilog="steps: " + ", ".join(step[0] for step in STEPS))
     parser.add_argument("action", choices=("status", "run", "steps", "interim", "report", "ship"),
                         help="interim: measure the training's best epoch so far beside the shipped models")
-    parser.add_argument("--candidate", choices=(CANDIDATE.name, TABLE_CANDIDATE.name), default=CANDIDATE.name,
+    parser.add_argument("--candidate", choices=(CANDIDATE.name, TABLE_CANDIDATE.name, STRIP_CANDIDATE.name), default=CANDIDATE.name,
                         help="which candidate `ship` copies into weights/ (default the chain's step 7)")
     args = parser.parse_args(argv)
     ensure_var()
