@@ -149,15 +149,16 @@ def test_only_development_sources_are_labelled_for_training(tmp_path):
 def test_the_chain_lists_its_steps_in_order_and_says_where_it_stands(monkeypatch, tmp_path):
     names = [step[0] for step in chain.STEPS]
     assert names == ["recover", "artwork", "real-labels", "scenes", "dataset", "train", "export", "check",
-                     "table-scenes", "table-tune", "table-export", "table-check"]
+                     "table-scenes", "table-tune", "table-export", "table-check",
+                     "strip-scenes", "strip-tune", "strip-export", "strip-check"]
     # a machine where nothing was made yet: the first step is the one to do
     monkeypatch.setattr(chain, "RECOVERED", tmp_path / "none.pt")
-    assert chain.status_line().startswith("chain: step 1/12 recover to do")
+    assert chain.status_line().startswith(f"chain: step 1/{len(names)} recover to do")
     (tmp_path / "none.pt").write_bytes(b"x")
     monkeypatch.setattr(chain, "artwork_done", lambda: False)
     monkeypatch.setattr(chain, "STEPS", tuple((n, chain.artwork_done if n == "artwork" else d, r, m)
                                               for n, d, r, m in chain.STEPS))
-    assert chain.status_line().startswith("chain: step 2/12 artwork to do")
+    assert chain.status_line().startswith(f"chain: step 2/{len(names)} artwork to do")
 
 
 def test_the_table_ending_trains_on_every_table_recording_and_twice_as_many_other_images(monkeypatch, tmp_path):
@@ -180,6 +181,37 @@ def test_the_table_ending_trains_on_every_table_recording_and_twice_as_many_othe
     assert f"train: {data / 'table-tune-train.txt'}" in (data / "data_table.yaml").read_text()
     assert json.loads((data / "table-tune.txt").read_text())["table_train"] == 6
     assert chain.table_scenes_done()
+
+
+def test_the_strip_ending_trains_on_the_same_images_with_the_relabelled_scenes(monkeypatch, tmp_path):
+    data = tmp_path / "detect_chain"
+
+    def image(path: Path, backs: int) -> str:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"")
+        label = Path(str(path).replace("/images/", "/labels/")).with_suffix(".txt")
+        label.parent.mkdir(parents=True, exist_ok=True)
+        label.write_text("0 0.5 0.5 0.1 0.1\n" + "1 0.5 0.5 0.2 0.3\n" * backs)
+        return str(path)
+
+    scene = image(data / "backs" / "train" / "images" / "backscene_29_000000.jpg", 3)
+    image(data / "strips" / "backs" / "train" / "images" / "backscene_29_000000.jpg", 1)
+    real = image(tmp_path / "real_labels" / "rf100" / "images" / "r.jpg", 0)
+    table = image(data / "table" / "train" / "images" / "table_1000_000_full.jpg", 2)
+    val = image(data / "general" / "val" / "images" / "scene_128_000000.jpg", 0)
+    image(data / "strips" / "general" / "val" / "images" / "scene_128_000000.jpg", 0)
+    (data / "train.txt").write_text("\n".join([scene, real, table]) + "\n")
+    (data / "val.txt").write_text(val + "\n")
+    monkeypatch.setattr(chain, "DATA", data)
+    chain.write_strip_lists()
+    assert (data / "strip-train.txt").read_text().split() == [scene.replace("/detect_chain/", "/detect_chain/strips/"), real, table]
+    assert (data / "strip-val.txt").read_text().split() == [val.replace("/detect_chain/", "/detect_chain/strips/")]
+    assert json.loads((data / "strip-tune.txt").read_text()) == {"train": 3, "relabelled_train": 1,
+                                                                 "back_labels_before": 3, "back_labels_after": 1}
+    # a relabelled scene missing is an error, not a list that trains on the old labels
+    (data / "strips" / "backs" / "train" / "images" / "backscene_29_000000.jpg").unlink()
+    with pytest.raises(SystemExit, match="not there"):
+        chain.write_strip_lists()
 
 
 def test_var_is_linked_outside_the_work_tree_when_the_checkout_has_none(monkeypatch, tmp_path):

@@ -40,6 +40,13 @@ The steps (``steps`` prints them):
 12. ``table-check``: step 8's figures for it (``var/chain/check-table.json``) and the live path's: rendered
    recordings of development seeds (``LIVE_CHECK_SEEDS``), every frame read, the final state against the
    truth, for the shipped detector and each candidate (``var/chain/live-check.json``).
+13. ``strip-scenes``: step 4's rendered scenes again (the same seeds, so the same images) labelled with
+   ``synth``'s strip rule: a back showing less than half of itself is labelled only where other cards hide the
+   rest (a column's strip), not under a hand or past the frame's edge; the strip ending's lists are step 5's
+   with those labels.
+14. ``strip-tune``: the candidate of step 6 continued ``STRIP_TUNE_EPOCHS`` epochs on them.
+15. ``strip-export``: its last epoch to ``var/chain/candidate-strips/``.
+16. ``strip-check``: step 12's checks for it (``var/chain/check-strips.json``, ``var/chain/live-check-strips.json``).
 
 When an accelerator is lent, ``vision_models.train.gpu_continue`` is the one prepared run (see its docstring).
 """
@@ -489,13 +496,19 @@ def render_strip_scenes() -> None:
     synth.write_scenes(STRIP_DATA / "backs" / "train", decks, backs, BACK_SCENES, SEED + 1, backs_only=True)
     synth.write_scenes(STRIP_DATA / "general" / "val", held, backs, 60, SEED + 100, distractor_share=0.5)
     synth.write_scenes(STRIP_DATA / "backs" / "val", held, backs, 60, SEED + 101, backs_only=True)
+    write_strip_lists()
+
+
+def write_strip_lists() -> None:
+    """Step 5's lists with the relabelled scenes in place of step 4's, and how many back labels that dropped."""
+    strips = DATA / STRIP_DATA.name
 
     def relabelled(listing: str) -> list[str]:
         lines = []
         for line in (DATA / listing).read_text().split():
             for part in ("general", "backs"):
                 if line.startswith(str(DATA / part) + "/"):
-                    line = str(STRIP_DATA) + line[len(str(DATA)):]
+                    line = str(strips) + line[len(str(DATA)):]
             lines.append(line)
         return lines
 
@@ -507,12 +520,12 @@ def render_strip_scenes() -> None:
     (DATA / "strip-val.txt").write_text("\n".join(val) + "\n")
     (DATA / "data_strips.yaml").write_text(f"path: {DATA}\ntrain: {DATA / 'strip-train.txt'}\nval: {DATA / 'strip-val.txt'}\n"
                                            "names:\n  0: index\n  1: back\n")
-    changed = sum(1 for line in train if line.startswith(str(STRIP_DATA)))
+    changed = sum(1 for line in train if line.startswith(str(strips)))
     backs_before = backs_after = 0
     for line in train:
-        if line.startswith(str(STRIP_DATA)):
+        if line.startswith(str(strips)):
             after = Path(line.replace("/images/", "/labels/")).with_suffix(".txt")
-            before = Path(str(DATA) + line[len(str(STRIP_DATA)):].replace("/images/", "/labels/")).with_suffix(".txt")
+            before = Path(str(DATA) + line[len(str(strips)):].replace("/images/", "/labels/")).with_suffix(".txt")
             backs_before += sum(1 for row in before.read_text().splitlines() if row.startswith("1 "))
             backs_after += sum(1 for row in after.read_text().splitlines() if row.startswith("1 "))
     (DATA / "strip-tune.txt").write_text(json.dumps({"train": len(train), "relabelled_train": changed,
