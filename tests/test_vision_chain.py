@@ -150,7 +150,8 @@ def test_the_chain_lists_its_steps_in_order_and_says_where_it_stands(monkeypatch
     names = [step[0] for step in chain.STEPS]
     assert names == ["recover", "artwork", "real-labels", "scenes", "dataset", "train", "export", "check",
                      "table-scenes", "table-tune", "table-export", "table-check",
-                     "strip-scenes", "strip-tune", "strip-export", "strip-check"]
+                     "strip-scenes", "strip-tune", "strip-export", "strip-check",
+                     "card-data", "card-tune", "card-export", "card-check"]
     # a machine where nothing was made yet: the first step is the one to do
     monkeypatch.setattr(chain, "RECOVERED", tmp_path / "none.pt")
     assert chain.status_line().startswith(f"chain: step 1/{len(names)} recover to do")
@@ -212,6 +213,53 @@ def test_the_strip_ending_trains_on_the_same_images_with_the_relabelled_scenes(m
     (data / "strips" / "backs" / "train" / "images" / "backscene_29_000000.jpg").unlink()
     with pytest.raises(SystemExit, match="not there"):
         chain.write_strip_lists()
+
+
+def test_whole_face_up_cards_are_boxed_only_when_asked_and_the_image_is_the_same(small_deck):
+    code = next(iter(small_deck.faces))
+    face = small_deck.faces[code]
+    placements = [synth.Placement(face.image, face, (100.0, 160.0), 60.0, 0.0),
+                  synth.Placement(face.image, face, (220.0, 160.0), 60.0, 0.0),
+                  synth.Placement(small_deck.back, None, (220.0 + 60.0 * 0.3, 160.0), 60.0, 0.0)]  # hides 70 % of the second
+    plain, labels = synth.render_scene(np.random.default_rng(5), [small_deck], [small_deck.back], size=320,
+                                       placements=placements, tilt=np.eye(3), hands=0)
+    same, with_cards = synth.render_scene(np.random.default_rng(5), [small_deck], [small_deck.back], size=320,
+                                          placements=placements, tilt=np.eye(3), hands=0, card_class=True)
+    assert (plain == same).all() and synth.CARD_CLASS not in [label[0] for label in labels]
+    cards = [label for label in with_cards if label[0] == synth.CARD_CLASS]
+    assert len(cards) == 1 and 60 <= cards[0][1] <= 75          # the whole first card, not the covered one
+    assert [label for label in with_cards if label[0] != synth.CARD_CLASS] == labels
+
+
+def test_the_card_ending_leaves_out_images_that_box_no_whole_card(monkeypatch, tmp_path):
+    from vision_models.data import real_labels
+
+    data, real = tmp_path / "detect_chain", tmp_path / "real_labels"
+
+    def image(path: Path) -> str:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"")
+        label = Path(str(path).replace("/images/", "/labels/")).with_suffix(".txt")
+        label.parent.mkdir(parents=True, exist_ok=True)
+        label.write_text("2 0.5 0.5 0.2 0.3\n")
+        return str(path)
+
+    scene = image(data / "general" / "train" / "images" / "scene_28_000000.jpg")
+    image(data / "cards" / "general" / "train" / "images" / "scene_28_000000.jpg")
+    photo = str(real / "rf100-train" / "images" / "real_rf100-train_a.jpg")
+    image(data / "cards" / "real" / "rf100-train" / "images" / "real_rf100-train_a.jpg")
+    counter = str(data / "cardcounterml" / "train" / "images" / "real_x.jpg")
+    table = str(data / "table" / "train" / "images" / "table_1000_000_full.jpg")
+    (data / "train.txt").write_text("\n".join([scene, photo, counter, table]) + "\n")
+    (data / "val.txt").write_text("")
+    monkeypatch.setattr(chain, "DATA", data)
+    monkeypatch.setattr(real_labels, "OUT", real)
+    chain.write_card_lists()
+    assert (data / "card-train.txt").read_text().split() == [
+        str(data / "cards" / "general" / "train" / "images" / "scene_28_000000.jpg"),
+        str(data / "cards" / "real" / "rf100-train" / "images" / "real_rf100-train_a.jpg")]
+    assert "2: card" in (data / "data_cards.yaml").read_text()
+    assert json.loads((data / "card-tune.txt").read_text())["card_labels"] == 2
 
 
 def test_var_is_linked_outside_the_work_tree_when_the_checkout_has_none(monkeypatch, tmp_path):

@@ -47,6 +47,14 @@ The steps (``steps`` prints them):
 14. ``strip-tune``: the candidate of step 6 continued ``STRIP_TUNE_EPOCHS`` epochs on them.
 15. ``strip-export``: its last epoch to ``var/chain/candidate-strips/``.
 16. ``strip-check``: step 12's checks for it (``var/chain/check-strips.json``, ``var/chain/live-check-strips.json``).
+17. ``card-data``: issue 28 item 1 (b), a third class: the face-up card boxed whole. Step 4's scenes with every
+   face-up card showing half of itself boxed (``synth.CARD_CLASS``), the real development photos' labels with
+   their labelled cards' whole boxes added; cardcounterml and the table frames box no whole card and stay out.
+18. ``card-tune``: the strip ending's last epoch continued ``CARD_TUNE_EPOCHS`` epochs on them (three classes).
+19. ``card-export``: its last epoch to ``var/chain/candidate-cards/``.
+20. ``card-check``: ``vision_models.checks.card_class_check`` for it: every real source read by the indices alone
+   and by the indices, then the card boxes holding no reported card read again at full resolution
+   (``var/chain/check-cards.json``).
 
 When an accelerator is lent, ``vision_models.train.gpu_continue`` is the one prepared run (see its docstring).
 """
@@ -104,6 +112,17 @@ STRIP_RUN_NAME = "detector_chain_strips"
 STRIP_RUN = VAR / "runs" / STRIP_RUN_NAME
 STRIP_CANDIDATE = CHAIN / "candidate-strips"
 STRIP_DATA = DATA / "strips"
+# The card ending (steps 17-20, issue 28 item 1 b): a third class, the face-up card boxed whole, learned from
+# rf100's and the strips' whole-card boxes and from rendered scenes (which know every card's outline), so a
+# card whose corners the detector misses at its scale is still found, and its corners read at the frame's
+# full resolution (``vision_models.checks.card_class_check``). cardcounterml and the table frames box no whole
+# face-up card, so they would teach the class as background: they stay out of this ending.
+CARD_TUNE_EPOCHS = 3
+CARD_TUNE_LR0 = 0.0005          # a new class's head learns from nothing: the chain's own first rate
+CARD_RUN_NAME = "detector_chain_cards"
+CARD_RUN = VAR / "runs" / CARD_RUN_NAME
+CARD_CANDIDATE = CHAIN / "candidate-cards"
+CARD_DATA = DATA / "cards"
 # Development recordings for the live check: rendered from seeds no test, demo or unseen-seed figure uses
 # (the unseen seeds are 81-86), read with every frame so that no machine's load enters the figure.
 LIVE_CHECK_SEEDS = {"kingdoms": (41, 42, 43), "dungeon": (41, 42, 43), "chosen": (41, 42, 43, 44, 45, 46)}
@@ -563,6 +582,127 @@ def strip_check() -> None:
     live_check({"shipped": WEIGHTS, STRIP_CANDIDATE.name: STRIP_CANDIDATE}, CHAIN / "live-check-strips.json")
 
 
+def card_data_done() -> bool:
+    return (DATA / "card-tune.txt").exists()
+
+
+def make_card_data() -> None:
+    """Step 4's rendered scenes with whole face-up cards boxed (``synth.CARD_CLASS``), the real development photos'
+    labels with each labelled face-up card's whole box added, and the card ending's lists: step 5's without the
+    images that box no whole card (cardcounterml, the table frames)."""
+    from vision_models.data import artwork, datasets, synth
+
+    deck_dirs = artwork.available_decks()
+    train_decks, held_decks = datasets.deck_split(deck_dirs)
+    decks = [d for d in synth.load_decks(train_decks, for_scenes=True) if d.faces]
+    held = [d for d in synth.load_decks(held_decks, for_scenes=True) if d.faces] or decks
+    backs = [d.back for d in synth.load_decks(deck_dirs, with_faces=False)]
+    for part, seed, count, kind in (("general/train", SEED, GENERAL_SCENES, False), ("backs/train", SEED + 1, BACK_SCENES, True),
+                                    ("general/val", SEED + 100, 60, False), ("backs/val", SEED + 101, 60, True)):
+        synth.write_scenes(CARD_DATA / part, decks if part.endswith("train") else held, backs, count, seed,
+                           distractor_share=0.0 if kind else 0.5, backs_only=kind, card_class=True)
+    real_card_labels()
+    write_card_lists()
+
+
+def real_card_labels() -> None:
+    """Each real development photo's training labels (step 3's) with its face-up cards' whole boxes added."""
+    from companion.vision import load_image
+    from vision_models.checks.real_check import photos_of, truth_of
+    from vision_models.data import real_labels
+    from vision_models.data.synth import CARD_CLASS
+
+    for source in real_labels.SOURCES:
+        out = CARD_DATA / "real" / source
+        (out / "images").mkdir(parents=True, exist_ok=True)
+        (out / "labels").mkdir(parents=True, exist_ok=True)
+        for photo in photos_of([source]):
+            stem = f"real_{source}_{photo.path.stem}"
+            step3 = real_labels.OUT / source / "labels" / (stem + ".txt")
+            if not step3.exists() or (out / "labels" / (stem + ".txt")).exists():
+                continue
+            height, width = load_image(photo.path).shape[:2]
+            lines = step3.read_text().splitlines()
+            for card in truth_of(photo, width, height) or []:
+                if card.code == "BACK":
+                    continue
+                x1, y1, x2, y2 = (float(v) for v in card.parts[0].box)
+                x1, y1, x2, y2 = max(0.0, x1), max(0.0, y1), min(width, x2), min(height, y2)
+                if x2 - x1 >= 1 and y2 - y1 >= 1:
+                    lines.append(f"{CARD_CLASS} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
+                                 f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
+            image = out / "images" / (stem + photo.path.suffix.lower())
+            if not image.exists():
+                os.symlink(photo.path.resolve(), image)
+            (out / "labels" / (stem + ".txt")).write_text("\n".join(lines) + ("\n" if lines else ""))
+
+
+def write_card_lists() -> None:
+    """Step 5's lists mapped onto the card ending's images; images boxing no whole card left out."""
+    from vision_models.data import real_labels
+
+    cards = DATA / CARD_DATA.name
+    real_out = str(real_labels.OUT)
+
+    def mapped(listing: str) -> list[str]:
+        lines = []
+        for line in (DATA / listing).read_text().split():
+            if line.startswith(str(DATA / "general") + "/") or line.startswith(str(DATA / "backs") + "/"):
+                lines.append(str(cards) + line[len(str(DATA)):])
+            elif line.startswith(real_out + "/"):
+                lines.append(str(cards / "real") + line[len(real_out):])
+        return lines
+
+    train, val = mapped("train.txt"), mapped("val.txt")
+    missing = [line for line in train + val if not Path(line).exists()]
+    if missing:
+        raise SystemExit(f"{len(missing)} images of the card lists are not there, e.g. {missing[0]}")
+    (DATA / "card-train.txt").write_text("\n".join(train) + "\n")
+    (DATA / "card-val.txt").write_text("\n".join(val) + "\n")
+    (DATA / "data_cards.yaml").write_text(f"path: {DATA}\ntrain: {DATA / 'card-train.txt'}\nval: {DATA / 'card-val.txt'}\n"
+                                          "names:\n  0: index\n  1: back\n  2: card\n")
+    card_labels = sum(1 for line in train for row in Path(line.replace("/images/", "/labels/")).with_suffix(".txt").read_text().splitlines()
+                      if row.startswith("2 "))
+    (DATA / "card-tune.txt").write_text(json.dumps({"train": len(train), "val": len(val), "card_labels": card_labels,
+                                                    "real_train": sum(1 for line in train if "/real/" in line)}) + "\n")
+
+
+def card_tune_done() -> bool:
+    return (CARD_RUN / "finished.json").exists()
+
+
+def card_tune() -> None:
+    from vision_models.train.first_run import _epochs_done as epochs_of
+
+    started = time.time()
+    _train_run(STRIP_RUN / "weights" / "last.pt", CARD_RUN, DATA / "data_cards.yaml", CARD_TUNE_EPOCHS, CARD_TUNE_LR0)
+    (CARD_RUN / "finished.json").write_text(json.dumps({"epochs": epochs_of(CARD_RUN_NAME), "continued_from": f"{STRIP_RUN_NAME} last.pt",
+                                                        "seconds": round(time.time() - started),
+                                                        "data": json.loads((DATA / "card-tune.txt").read_text())}))
+
+
+def card_export_done() -> bool:
+    return (CARD_CANDIDATE / "detector.int8.onnx").exists()
+
+
+def card_export() -> None:
+    export(CARD_CANDIDATE, "last.pt", run=CARD_RUN, then_data="card-tune.txt")
+    models = json.loads((CARD_CANDIDATE / "models.json").read_text())
+    models["detector"]["classes"] = ["index", "back", "card"]
+    (CARD_CANDIDATE / "models.json").write_text(json.dumps(models, indent=2) + "\n")
+
+
+def card_check_done() -> bool:
+    return (CHAIN / "check-cards.json").exists()
+
+
+def card_check() -> None:
+    done = subprocess.run([sys.executable, "-m", "vision_models.checks.card_class_check", "--weights", str(CARD_CANDIDATE),
+                           "--card-conf", "0.3", "--card-conf", "0.5", "--card-conf", "0.7", "--cache", str(CHAIN / "readings-cards.pkl"),
+                           "--json"], check=True, cwd=ROOT, capture_output=True, text=True)
+    (CHAIN / "check-cards.json").write_text(done.stdout)
+
+
 STEPS = (
     ("recover", recover_done, recover, "var/runs/detector_recovered/weights/last.pt"),
     ("artwork", artwork_done, install_artwork, "var/artwork/"),
@@ -580,6 +720,10 @@ STEPS = (
     ("strip-tune", strip_tune_done, strip_tune, f"var/runs/{STRIP_RUN_NAME}/ ({STRIP_TUNE_EPOCHS} epochs)"),
     ("strip-export", strip_export_done, strip_export, "var/chain/candidate-strips/"),
     ("strip-check", strip_check_done, strip_check, "var/chain/check-strips.json, var/chain/live-check-strips.json"),
+    ("card-data", card_data_done, make_card_data, "var/data/detect_chain/cards/"),
+    ("card-tune", card_tune_done, card_tune, f"var/runs/{CARD_RUN_NAME}/ ({CARD_TUNE_EPOCHS} epochs)"),
+    ("card-export", card_export_done, card_export, "var/chain/candidate-cards/"),
+    ("card-check", card_check_done, card_check, "var/chain/check-cards.json"),
 )
 
 
@@ -589,10 +733,11 @@ def status_line() -> str:
             detail = ""
             if name == "train":
                 detail = f", epoch {_epochs_done()}/{EPOCHS}"
-            elif name in ("table-tune", "strip-tune"):
+            elif name in ("table-tune", "strip-tune", "card-tune"):
                 from vision_models.train.first_run import _epochs_done as epochs_of
 
-                run_name, epochs = (TABLE_RUN_NAME, TABLE_TUNE_EPOCHS) if name == "table-tune" else (STRIP_RUN_NAME, STRIP_TUNE_EPOCHS)
+                run_name, epochs = {"table-tune": (TABLE_RUN_NAME, TABLE_TUNE_EPOCHS), "strip-tune": (STRIP_RUN_NAME, STRIP_TUNE_EPOCHS),
+                                    "card-tune": (CARD_RUN_NAME, CARD_TUNE_EPOCHS)}[name]
                 detail = f", epoch {epochs_of(run_name)}/{epochs}"
             return f"chain: step {number}/{len(STEPS)} {name}{detail} to do (var -> {VAR.resolve()})"
     return f"chain: all {len(STEPS)} steps done; figures in {CHAIN / 'check.json'} (ship with `python -m vision_models.chain ship`)"

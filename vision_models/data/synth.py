@@ -21,6 +21,9 @@ import numpy as np
 
 INDEX_CLASS, BACK_CLASS = 0, 1
 DETECTOR_CLASSES = ("index", "back")
+# Issue 28 item 1 (b): a face-up card boxed whole, so a card is found at the detector's scale and its corners
+# read at the frame's full resolution; only the chain's card ending labels it (``card_class=True``).
+CARD_CLASS = 2
 VISIBLE_FRACTION = 0.5
 # A face-down card is labelled when this share of it shows. Half (the index's rule) left the strip each
 # back shows in a solitaire column or a fanned face-down hand unlabelled, so the detector learned those
@@ -404,8 +407,11 @@ def _draw_hand(rng: np.random.Generator, canvas: np.ndarray, owner: np.ndarray, 
 
 def render_scene(rng: np.random.Generator, decks: list[Deck], backs: list[np.ndarray], size: int = 416,
                  placements: list[Placement] | None = None, tilt: np.ndarray | None = None, hands: int | None = None,
-                 distractor_rng: np.random.Generator | None = None):
+                 distractor_rng: np.random.Generator | None = None, card_class: bool = False):
     """One scene: (BGR image, list of (class, x1, y1, x2, y2) in pixels).
+
+    ``card_class``: each face-up card showing at least ``VISIBLE_FRACTION`` of itself is boxed whole too
+    (``CARD_CLASS``, the box of what shows); the image is the same either way.
 
     ``placements``, ``tilt`` and ``hands`` are drawn from ``rng`` unless given (tests fix them).
     With ``distractor_rng``, chips, coins, dice, phones or fanned-card strips
@@ -455,6 +461,14 @@ def render_scene(rng: np.random.Generator, decks: list[Deck], backs: list[np.nda
                 ys, xs = np.nonzero(shown)
                 labels.append((BACK_CLASS, xs.min(), ys.min(), xs.max() + 1, ys.max() + 1))
             continue
+        if card_class:
+            h, w = placement.image.shape[:2]
+            quad = apply_homography(matrix, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))
+            full = _polygon_area(quad)
+            shown = _without_slivers(owner == k, placement.width)
+            if full > 0 and float(shown.sum()) / full >= VISIBLE_FRACTION:
+                ys, xs = np.nonzero(shown)
+                labels.append((CARD_CLASS, xs.min(), ys.min(), xs.max() + 1, ys.max() + 1))
         for points in placement.face.index_points:
             mapped = apply_homography(matrix, points)
             xi, yi = np.floor(mapped[:, 0]).astype(int), np.floor(mapped[:, 1]).astype(int)
@@ -511,7 +525,7 @@ DISTRACTOR_STREAM = 7
 
 
 def write_scenes(out_dir: Path, decks: list[Deck], backs: list[np.ndarray], count: int, seed: int, size: int = 416,
-                 start: int = 0, distractor_share: float = 0.0, backs_only: bool = False) -> None:
+                 start: int = 0, distractor_share: float = 0.0, backs_only: bool = False, card_class: bool = False) -> None:
     """Write ``images/scene_NNNNNN.jpg`` and ``labels/scene_NNNNNN.txt``; existing files are kept (cache).
 
     ``distractor_share`` of the scenes (chosen per scene from its own stream) also show things
@@ -535,7 +549,7 @@ def write_scenes(out_dir: Path, decks: list[Deck], backs: list[np.ndarray], coun
         with_distractors = distractor_share > 0 and distractor_rng.random() < distractor_share
         placements, tilt, hands = back_layout(rng, size, decks, backs) if backs_only else (None, None, None)
         image, labels = render_scene(rng, decks, backs, size, placements=placements, tilt=tilt, hands=hands,
-                                     distractor_rng=distractor_rng if with_distractors else None)
+                                     distractor_rng=distractor_rng if with_distractors else None, card_class=card_class)
         cv2.imwrite(str(out_dir / "images" / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
         label_file.write_text("\n".join(yolo_lines(labels, size, size)) + ("\n" if labels else ""))
 
