@@ -54,3 +54,21 @@ def test_the_check_refuses_weights_without_a_card_class(tmp_path, capsys):
     assert "no card class" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         cc.main(["--weights", str(tmp_path), "--card-conf", "0.1"])
+
+
+def test_a_detector_may_box_whole_cards_too_but_no_other_class(request, tmp_path):
+    import shutil
+
+    from companion.vision.models import ModelsManifest
+    from helpers.dummy_weights import dummy_weights_dir
+
+    folder = tmp_path / "weights"
+    shutil.copytree(dummy_weights_dir(request), folder)
+    raw = json.loads((folder / "models.json").read_text())
+    raw["detector"]["classes"] = ["index", "back", "card"]
+    (folder / "models.json").write_text(json.dumps(raw))
+    assert ModelsManifest.load(folder).detector.classes == ("index", "back", "card")
+    raw["detector"]["classes"] = ["index", "back", "chip"]
+    (folder / "models.json").write_text(json.dumps(raw))
+    with pytest.raises(ValueError, match="detector classes must be"):
+        ModelsManifest.load(folder)

@@ -23,6 +23,9 @@ DEFAULT_THREADS = 2
 WEIGHTS_ENV = "COMPANION_WEIGHTS"
 CLASSIFIER_CLASSES: tuple[str, ...] = CLASS_NAMES[:54] + ("NONE",)
 DETECTOR_CLASSES: tuple[str, ...] = ("index", "back")
+# A detector may box whole face-up cards too (issue 28 item 1 b, the training chain's card ending); reading
+# uses indices and backs only and leaves those boxes to vision_models.checks.card_class_check.
+DETECTOR_OPTIONAL_CLASSES: tuple[str, ...] = ("card",)
 
 HOW_TO_GET_WEIGHTS = (
     "the recognition models are built by the training recipe in vision_models/ "
@@ -118,8 +121,9 @@ class ModelsManifest:
             thresholds = {k: float(det.get(k, v)) for k, v in DEFAULT_THRESHOLDS.items()}
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
             raise ValueError(f"{manifest}: not a valid models manifest ({error})") from None
-        if detector.classes != DETECTOR_CLASSES:
-            raise ValueError(f"{manifest}: detector classes must be {list(DETECTOR_CLASSES)}, got {list(detector.classes)}")
+        if detector.classes not in (DETECTOR_CLASSES, DETECTOR_CLASSES + DETECTOR_OPTIONAL_CLASSES):
+            raise ValueError(f"{manifest}: detector classes must be {list(DETECTOR_CLASSES)} (optionally then "
+                             f"{list(DETECTOR_OPTIONAL_CLASSES)}), got {list(detector.classes)}")
         if classifier.classes != CLASSIFIER_CLASSES:
             raise ValueError(f"{manifest}: classifier classes must be the 54 face codes then NONE, got {list(classifier.classes)[:6]}…")
         if normalize != "rgb/255":
