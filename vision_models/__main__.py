@@ -36,6 +36,14 @@ CHAIN_MODULES = {
     "table-tune": ("train.first_run",),
     "table-export": ("train.quantize",),
     "table-check": ("checks.real_check",),
+    "strip-scenes": ("data.synth",),
+    "strip-tune": ("train.first_run",),
+    "strip-export": ("train.quantize",),
+    "strip-check": ("checks.real_check",),
+    "card-data": ("data.synth", "data.real_labels"),
+    "card-tune": ("train.first_run",),
+    "card-export": ("train.quantize",),
+    "card-check": ("checks.card_class_check",),
 }
 RECIPES = ("chain", "reproduce")
 

@@ -835,7 +835,7 @@ def main(argv: list[str] | None = None) -> None:
         for number, (name, done, _run, makes) in enumerate(STEPS, 1):
             print(f"{number}. {name:<12} {'done' if done() else 'to do':<6} {makes}")
     elif args.action == "report":
-        for name in ("check.json", "check-interim.json"):
+        for name in ("check.json", "check-interim.json", "check-table.json", "check-strips.json"):
             if (CHAIN / name).exists():
                 print(f"{CHAIN / name}:\n{report(CHAIN / name)}\n")
     elif args.action == "interim":
