@@ -182,19 +182,27 @@ def scenes_done() -> bool:
     return _scene_marker().exists()
 
 
-def render_scenes() -> None:
-    from vision_models.data import artwork, datasets, synth, table_scenes
+def write_rendered_scenes(root: Path, card_class: bool = False) -> None:
+    """Step 4's rendered scenes under ``root`` (``general`` and ``backs``, ``train`` and ``val``): the same seeds,
+    so the same images wherever they are written; the labels are those of ``synth`` as it is."""
+    from vision_models.data import artwork, datasets, synth
 
     deck_dirs = artwork.available_decks()
     train_decks, held_decks = datasets.deck_split(deck_dirs)
     decks = [d for d in synth.load_decks(train_decks, for_scenes=True) if d.faces]
     held = [d for d in synth.load_decks(held_decks, for_scenes=True) if d.faces] or decks
     backs = [d.back for d in synth.load_decks(deck_dirs, with_faces=False)]
-    synth.write_scenes(DATA / "general" / "train", decks, backs, GENERAL_SCENES, SEED, distractor_share=0.5)
-    synth.write_scenes(DATA / "backs" / "train", decks, backs, BACK_SCENES, SEED + 1, backs_only=True)
+    synth.write_scenes(root / "general" / "train", decks, backs, GENERAL_SCENES, SEED, distractor_share=0.5, card_class=card_class)
+    synth.write_scenes(root / "backs" / "train", decks, backs, BACK_SCENES, SEED + 1, backs_only=True, card_class=card_class)
     # validation: the held-out decks, so the epochs' mAP is not measured on training decks
-    synth.write_scenes(DATA / "general" / "val", held, backs, 60, SEED + 100, distractor_share=0.5)
-    synth.write_scenes(DATA / "backs" / "val", held, backs, 60, SEED + 101, backs_only=True)
+    synth.write_scenes(root / "general" / "val", held, backs, 60, SEED + 100, distractor_share=0.5, card_class=card_class)
+    synth.write_scenes(root / "backs" / "val", held, backs, 60, SEED + 101, backs_only=True, card_class=card_class)
+
+
+def render_scenes() -> None:
+    from vision_models.data import table_scenes
+
+    write_rendered_scenes(DATA)
     table_images = DATA / "table" / "train" / "images"
     if not table_images.is_dir() or len(list(table_images.iterdir())) < TABLE_RECORDINGS * 2 * table_scenes.FRAMES_PER_SCENE:
         table_scenes.render_recordings(DATA / "table", TABLE_RECORDINGS, 2)   # about 15 minutes: kept when there
@@ -440,14 +448,19 @@ def table_tune_done() -> bool:
     return (TABLE_RUN / "finished.json").exists()
 
 
-def table_tune() -> None:
+def _ending_tune(start: Path, run: Path, data_yaml: str, epochs: int, lr0: float, counts: str) -> None:
+    """One of the chain's endings: ``run`` trained from the weights ``start`` on ``data_yaml``, its record beside it."""
     from vision_models.train.first_run import _epochs_done as epochs_of
 
     started = time.time()
-    _train_run(RUN / "weights" / "best.pt", TABLE_RUN, DATA / "data_table.yaml", TABLE_TUNE_EPOCHS, TABLE_TUNE_LR0)
-    (TABLE_RUN / "finished.json").write_text(json.dumps({"epochs": epochs_of(TABLE_RUN_NAME), "continued_from": f"{RUN_NAME} best.pt",
-                                                         "seconds": round(time.time() - started),
-                                                         "data": json.loads((DATA / "table-tune.txt").read_text())}))
+    _train_run(start, run, DATA / data_yaml, epochs, lr0)
+    (run / "finished.json").write_text(json.dumps({"epochs": epochs_of(run.name), "continued_from": f"{start.parents[1].name} {start.name}",
+                                                   "seconds": round(time.time() - started),
+                                                   "data": json.loads((DATA / counts).read_text())}))
+
+
+def table_tune() -> None:
+    _ending_tune(RUN / "weights" / "best.pt", TABLE_RUN, "data_table.yaml", TABLE_TUNE_EPOCHS, TABLE_TUNE_LR0, "table-tune.txt")
 
 
 def table_export_done() -> bool:
@@ -504,17 +517,7 @@ def render_strip_scenes() -> None:
     """Step 4's rendered scenes with ``synth``'s strip rule (``STRIP_DATA``), and the strip ending's lists: step 5's
     training and validation lists with those scenes' labels in place of the old ones (the real photos and
     table frames as they were)."""
-    from vision_models.data import artwork, datasets, synth
-
-    deck_dirs = artwork.available_decks()
-    train_decks, held_decks = datasets.deck_split(deck_dirs)
-    decks = [d for d in synth.load_decks(train_decks, for_scenes=True) if d.faces]
-    held = [d for d in synth.load_decks(held_decks, for_scenes=True) if d.faces] or decks
-    backs = [d.back for d in synth.load_decks(deck_dirs, with_faces=False)]
-    synth.write_scenes(STRIP_DATA / "general" / "train", decks, backs, GENERAL_SCENES, SEED, distractor_share=0.5)
-    synth.write_scenes(STRIP_DATA / "backs" / "train", decks, backs, BACK_SCENES, SEED + 1, backs_only=True)
-    synth.write_scenes(STRIP_DATA / "general" / "val", held, backs, 60, SEED + 100, distractor_share=0.5)
-    synth.write_scenes(STRIP_DATA / "backs" / "val", held, backs, 60, SEED + 101, backs_only=True)
+    write_rendered_scenes(STRIP_DATA)
     write_strip_lists()
 
 
@@ -556,13 +559,7 @@ def strip_tune_done() -> bool:
 
 
 def strip_tune() -> None:
-    from vision_models.train.first_run import _epochs_done as epochs_of
-
-    started = time.time()
-    _train_run(RUN / "weights" / "best.pt", STRIP_RUN, DATA / "data_strips.yaml", STRIP_TUNE_EPOCHS, STRIP_TUNE_LR0)
-    (STRIP_RUN / "finished.json").write_text(json.dumps({"epochs": epochs_of(STRIP_RUN_NAME), "continued_from": f"{RUN_NAME} best.pt",
-                                                         "seconds": round(time.time() - started),
-                                                         "data": json.loads((DATA / "strip-tune.txt").read_text())}))
+    _ending_tune(RUN / "weights" / "best.pt", STRIP_RUN, "data_strips.yaml", STRIP_TUNE_EPOCHS, STRIP_TUNE_LR0, "strip-tune.txt")
 
 
 def strip_export_done() -> bool:
@@ -590,17 +587,7 @@ def make_card_data() -> None:
     """Step 4's rendered scenes with whole face-up cards boxed (``synth.CARD_CLASS``), the real development photos'
     labels with each labelled face-up card's whole box added, and the card ending's lists: step 5's without the
     images that box no whole card (cardcounterml, the table frames)."""
-    from vision_models.data import artwork, datasets, synth
-
-    deck_dirs = artwork.available_decks()
-    train_decks, held_decks = datasets.deck_split(deck_dirs)
-    decks = [d for d in synth.load_decks(train_decks, for_scenes=True) if d.faces]
-    held = [d for d in synth.load_decks(held_decks, for_scenes=True) if d.faces] or decks
-    backs = [d.back for d in synth.load_decks(deck_dirs, with_faces=False)]
-    for part, seed, count, kind in (("general/train", SEED, GENERAL_SCENES, False), ("backs/train", SEED + 1, BACK_SCENES, True),
-                                    ("general/val", SEED + 100, 60, False), ("backs/val", SEED + 101, 60, True)):
-        synth.write_scenes(CARD_DATA / part, decks if part.endswith("train") else held, backs, count, seed,
-                           distractor_share=0.0 if kind else 0.5, backs_only=kind, card_class=True)
+    write_rendered_scenes(CARD_DATA, card_class=True)
     real_card_labels()
     write_card_lists()
 
@@ -672,13 +659,7 @@ def card_tune_done() -> bool:
 
 
 def card_tune() -> None:
-    from vision_models.train.first_run import _epochs_done as epochs_of
-
-    started = time.time()
-    _train_run(STRIP_RUN / "weights" / "last.pt", CARD_RUN, DATA / "data_cards.yaml", CARD_TUNE_EPOCHS, CARD_TUNE_LR0)
-    (CARD_RUN / "finished.json").write_text(json.dumps({"epochs": epochs_of(CARD_RUN_NAME), "continued_from": f"{STRIP_RUN_NAME} last.pt",
-                                                        "seconds": round(time.time() - started),
-                                                        "data": json.loads((DATA / "card-tune.txt").read_text())}))
+    _ending_tune(STRIP_RUN / "weights" / "last.pt", CARD_RUN, "data_cards.yaml", CARD_TUNE_EPOCHS, CARD_TUNE_LR0, "card-tune.txt")
 
 
 def card_export_done() -> bool:
