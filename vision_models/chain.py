@@ -597,7 +597,7 @@ def real_card_labels() -> None:
     from companion.vision import load_image
     from vision_models.checks.real_check import photos_of, truth_of
     from vision_models.data import real_labels
-    from vision_models.data.synth import CARD_CLASS
+    from vision_models.data.synth import CARD_CLASS, yolo_lines
 
     for source in real_labels.SOURCES:
         out = CARD_DATA / "real" / source
@@ -609,15 +609,10 @@ def real_card_labels() -> None:
             if not step3.exists() or (out / "labels" / (stem + ".txt")).exists():
                 continue
             height, width = load_image(photo.path).shape[:2]
-            lines = step3.read_text().splitlines()
-            for card in truth_of(photo, width, height) or []:
-                if card.code == "BACK":
-                    continue
-                x1, y1, x2, y2 = (float(v) for v in card.parts[0].box)
-                x1, y1, x2, y2 = max(0.0, x1), max(0.0, y1), min(width, x2), min(height, y2)
-                if x2 - x1 >= 1 and y2 - y1 >= 1:
-                    lines.append(f"{CARD_CLASS} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
-                                 f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
+            clipped = [(max(0.0, x1), max(0.0, y1), min(width, x2), min(height, y2))
+                       for x1, y1, x2, y2 in (card.parts[0].box for card in truth_of(photo, width, height) or [] if card.code != "BACK")]
+            lines = step3.read_text().splitlines() + yolo_lines(
+                [(CARD_CLASS, *box) for box in clipped if box[2] - box[0] >= 1 and box[3] - box[1] >= 1], width, height)
             image = out / "images" / (stem + photo.path.suffix.lower())
             if not image.exists():
                 os.symlink(photo.path.resolve(), image)

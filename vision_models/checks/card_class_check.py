@@ -66,14 +66,10 @@ def read_with_cards(detector, photo) -> dict:
     """``real_check.read_photo``'s reading, the whole frame's card boxes, and a crop reading for each card box
     that holds no card the index path reported."""
     from companion.vision import load_image
-    from vision_models.checks.real_check import cards_of
+    from vision_models.checks.real_check import cards_of, read_photo
 
+    out = read_photo(detector, photo)
     frame = load_image(photo.path)
-    start = time.perf_counter()
-    reading = detector.read(frame)
-    ms = (time.perf_counter() - start) * 1000
-    out = {"source": photo.source, "name": photo.path.name, "shape": frame.shape[:2], "indices": reading.indices,
-           "backs": reading.backs, "shape_check": None, "ms": ms}
     whole = detector._detect_window(frame, 0, 0)
     cards = (whole.classes == CARD_CLASS) & (whole.scores >= CARD_READ_CONF)
     out["card_boxes"], out["card_scores"] = whole.boxes[cards], whole.scores[cards]

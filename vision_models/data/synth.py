@@ -451,24 +451,20 @@ def render_scene(rng: np.random.Generator, decks: list[Deck], backs: list[np.nda
 
     labels = []
     for k, (placement, matrix) in enumerate(zip(placements, homographies)):
-        if placement.face is None:
+        if placement.face is None or card_class:
             h, w = placement.image.shape[:2]
             quad = apply_homography(matrix, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))
             full = _polygon_area(quad)
             shown = _without_slivers(owner == k, placement.width)
             visible = float(shown.sum())
+        if placement.face is None:
             if full > 0 and _back_labelled(visible / full, float((footprints[k] & (under_cards != k)).sum()) / full):
                 ys, xs = np.nonzero(shown)
                 labels.append((BACK_CLASS, xs.min(), ys.min(), xs.max() + 1, ys.max() + 1))
             continue
-        if card_class:
-            h, w = placement.image.shape[:2]
-            quad = apply_homography(matrix, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))
-            full = _polygon_area(quad)
-            shown = _without_slivers(owner == k, placement.width)
-            if full > 0 and float(shown.sum()) / full >= VISIBLE_FRACTION:
-                ys, xs = np.nonzero(shown)
-                labels.append((CARD_CLASS, xs.min(), ys.min(), xs.max() + 1, ys.max() + 1))
+        if card_class and full > 0 and visible / full >= VISIBLE_FRACTION:
+            ys, xs = np.nonzero(shown)
+            labels.append((CARD_CLASS, xs.min(), ys.min(), xs.max() + 1, ys.max() + 1))
         for points in placement.face.index_points:
             mapped = apply_homography(matrix, points)
             xi, yi = np.floor(mapped[:, 0]).astype(int), np.floor(mapped[:, 1]).astype(int)
