@@ -521,27 +521,31 @@ def render_strip_scenes() -> None:
     write_strip_lists()
 
 
+def _write_ending_lists(name: str, mapped, classes: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """Step 5's training and validation lists through ``mapped`` (an image's path in the ending's data, or None to
+    leave it out) as ``{name}-train.txt``, ``{name}-val.txt`` and ``data_{name}s.yaml``; every image must be there."""
+    train, val = ([m for line in (DATA / listing).read_text().split() if (m := mapped(line)) is not None]
+                  for listing in ("train.txt", "val.txt"))
+    missing = [line for line in train + val if not Path(line).exists()]
+    if missing:
+        raise SystemExit(f"{len(missing)} images of the {name} lists are not there, e.g. {missing[0]}")
+    (DATA / f"{name}-train.txt").write_text("\n".join(train) + "\n")
+    (DATA / f"{name}-val.txt").write_text("\n".join(val) + "\n")
+    names = "".join(f"  {k}: {c}\n" for k, c in enumerate(classes))
+    (DATA / f"data_{name}s.yaml").write_text(f"path: {DATA}\ntrain: {DATA / f'{name}-train.txt'}\nval: {DATA / f'{name}-val.txt'}\n"
+                                             f"names:\n{names}")
+    return train, val
+
+
 def write_strip_lists() -> None:
     """Step 5's lists with the relabelled scenes in place of step 4's, and how many back labels that dropped."""
     strips = DATA / STRIP_DATA.name
 
-    def relabelled(listing: str) -> list[str]:
-        lines = []
-        for line in (DATA / listing).read_text().split():
-            for part in ("general", "backs"):
-                if line.startswith(str(DATA / part) + "/"):
-                    line = str(strips) + line[len(str(DATA)):]
-            lines.append(line)
-        return lines
+    def relabelled(line: str) -> str:
+        scene = any(line.startswith(str(DATA / part) + "/") for part in ("general", "backs"))
+        return str(strips) + line[len(str(DATA)):] if scene else line
 
-    train, val = relabelled("train.txt"), relabelled("val.txt")
-    missing = [line for line in train + val if not Path(line).exists()]
-    if missing:
-        raise SystemExit(f"{len(missing)} images of the strip lists are not there, e.g. {missing[0]}")
-    (DATA / "strip-train.txt").write_text("\n".join(train) + "\n")
-    (DATA / "strip-val.txt").write_text("\n".join(val) + "\n")
-    (DATA / "data_strips.yaml").write_text(f"path: {DATA}\ntrain: {DATA / 'strip-train.txt'}\nval: {DATA / 'strip-val.txt'}\n"
-                                           "names:\n  0: index\n  1: back\n")
+    train, _val = _write_ending_lists("strip", relabelled, ("index", "back"))
     changed = sum(1 for line in train if line.startswith(str(strips)))
     backs_before = backs_after = 0
     for line in train:
@@ -626,23 +630,14 @@ def write_card_lists() -> None:
     cards = DATA / CARD_DATA.name
     real_out = str(real_labels.OUT)
 
-    def mapped(listing: str) -> list[str]:
-        lines = []
-        for line in (DATA / listing).read_text().split():
-            if line.startswith(str(DATA / "general") + "/") or line.startswith(str(DATA / "backs") + "/"):
-                lines.append(str(cards) + line[len(str(DATA)):])
-            elif line.startswith(real_out + "/"):
-                lines.append(str(cards / "real") + line[len(real_out):])
-        return lines
+    def mapped(line: str) -> str | None:
+        if line.startswith(str(DATA / "general") + "/") or line.startswith(str(DATA / "backs") + "/"):
+            return str(cards) + line[len(str(DATA)):]
+        if line.startswith(real_out + "/"):
+            return str(cards / "real") + line[len(real_out):]
+        return None
 
-    train, val = mapped("train.txt"), mapped("val.txt")
-    missing = [line for line in train + val if not Path(line).exists()]
-    if missing:
-        raise SystemExit(f"{len(missing)} images of the card lists are not there, e.g. {missing[0]}")
-    (DATA / "card-train.txt").write_text("\n".join(train) + "\n")
-    (DATA / "card-val.txt").write_text("\n".join(val) + "\n")
-    (DATA / "data_cards.yaml").write_text(f"path: {DATA}\ntrain: {DATA / 'card-train.txt'}\nval: {DATA / 'card-val.txt'}\n"
-                                          "names:\n  0: index\n  1: back\n  2: card\n")
+    train, val = _write_ending_lists("card", mapped, ("index", "back", "card"))
     card_labels = sum(1 for line in train for row in Path(line.replace("/images/", "/labels/")).with_suffix(".txt").read_text().splitlines()
                       if row.startswith("2 "))
     (DATA / "card-tune.txt").write_text(json.dumps({"train": len(train), "val": len(val), "card_labels": card_labels,
