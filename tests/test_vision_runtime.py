@@ -136,6 +136,34 @@ def test_nms_leaves_no_two_kept_boxes_overlapping_beyond_the_threshold(rows):
     for d in set(range(len(boxes))) - set(keep.tolist()):
         assert any(scores[k] >= scores[d] for k in keep)
 
+
+def _greedy_nms(boxes, scores, threshold):
+    """The definition, one box at a time in plain Python: the best left is kept, every box over the threshold with it dropped."""
+    def iou(i, j):
+        inter = max(0.0, min(i[2], j[2]) - max(i[0], j[0])) * max(0.0, min(i[3], j[3]) - max(i[1], j[1]))
+        return inter / max((i[2] - i[0]) * (i[3] - i[1]) + (j[2] - j[0]) * (j[3] - j[1]) - inter, 1e-9)
+    left = sorted(range(len(scores)), key=lambda k: -scores[k])
+    keep = []
+    while left:
+        best = left.pop(0)
+        keep.append(best)
+        left = [k for k in left if iou(boxes[best], boxes[k]) <= threshold]
+    return keep
+
+
+@pytest.mark.parametrize("block", [1, 7, 512])
+def test_nms_weighing_boxes_in_blocks_keeps_what_one_box_at_a_time_keeps(block, monkeypatch):
+    from companion.vision import decode
+    monkeypatch.setattr(decode, "NMS_BLOCK", block)
+    rng = np.random.default_rng(block)
+    for _ in range(40):
+        n = int(rng.integers(0, 60))
+        corner = np.round(rng.uniform(0, 120, (n, 2)) / 4) * 4   # on a grid: equal boxes and ties happen
+        boxes = np.concatenate([corner, corner + np.round(rng.uniform(4, 40, (n, 2)))], 1).astype(np.float32)
+        scores = (rng.integers(1, 20, n) / 20).astype(np.float32)   # on a coarse grid: tied scores
+        keep = nms(boxes, scores, 0.5)
+        assert keep.tolist() == _greedy_nms(boxes.astype(float).tolist(), scores.tolist(), 0.5)
+
 # ---------------------------------------------------------------- grouping
 
 CARD_W, CARD_H = 63.0, 88.0

@@ -175,16 +175,14 @@ class Track:
         """The sightings of the last ``window`` seconds, in the order kept. In time order (a tracker's
         frame times never go back) the walk stops at the first older one: a settled card keeps 240
         sightings and is asked for its last 0.6 s on every frame."""
-        cutoff = now - window - 1e-9
+        return self.since(now - window)
+
+    def since(self, moment: float) -> list[_Sighting]:
+        """The sightings from ``moment`` on, in the order kept (walked back from the newest, as :meth:`recent`)."""
+        cutoff = moment - 1e-9
         if not self.in_order:
             return [s for s in self.sightings if s[_TIME] >= cutoff]
-        found = []
-        for sighting in reversed(self.sightings):
-            if sighting[_TIME] < cutoff:
-                break
-            found.append(sighting)
-        found.reverse()
-        return found
+        return _newest_from(self.sightings, cutoff, lambda sighting: sighting[_TIME])
 
     def codes_seen(self) -> list[str]:
         """The code of each sighting kept, oldest first."""
@@ -343,7 +341,7 @@ class Tracker:
             # steadiness and the vote are over the frames read anew: a reading handed back unread is the same look
             span = max(cfg.settle_seconds, min(cfg.steady_seconds, time - track.first_seen))
             window = [s for s in track.recent(time, span) if s[_LOOK]]
-            looks = sum(1 for t in self._look_times if t >= time - span - 1e-9)
+            looks = self._looks_since(time - span)
             if not window or len(window) < cfg.steady_fraction * looks:
                 return []
             if sum(1 for s in track.sightings if s[_LOOK]) < cfg.settle_looks:
@@ -441,8 +439,8 @@ class Tracker:
         # since ``since``: read in every frame read anew (one seen now and then is no steady card), as
         # nothing else (one read otherwise now and then flickers), and never doubtfully (below the sure
         # level a settled reading must reach: a real webcam's QD read at 0.4 for 3 s, then twice at 0.82)
-        since_looks = [s for s in track.sightings if s[_LOOK] and s[_TIME] >= since - 1e-9]
-        if len(since_looks) < sum(1 for t in self._look_times if t >= since - 1e-9):
+        since_looks = [s for s in track.since(since) if s[_LOOK]]
+        if len(since_looks) < self._looks_since(since):
             return None
         if any(s[_CODE] != code or s[_CONFIDENCE] < cfg.sure_for(code) for s in since_looks):
             return None
@@ -451,6 +449,10 @@ class Tracker:
             return None
         confidences = sorted(s[_CONFIDENCE] for s in looks)
         return code, confidences[len(confidences) // 2]
+
+    def _looks_since(self, moment: float) -> int:
+        """How many frames were read anew from ``moment`` on (frame times never go back: walked from the newest)."""
+        return len(_newest_from(self._look_times, moment - 1e-9))
 
     def _steady_before_hold(self, track: Track, code: str) -> bool:
         """Whether ``code`` was read steadily at ``track`` in the real frames before the input ended.
@@ -628,7 +630,7 @@ class Tracker:
             if sighting[_LOOK]:
                 weight[sighting[_CODE]] += sighting[_CONFIDENCE]
                 looks += sighting[_CODE] == code
-        frames = sum(1 for t in self._look_times if t >= self._last_time - seconds - 1e-9)
+        frames = self._looks_since(self._last_time - seconds)
         return looks >= max(cfg.settle_looks, cfg.steady_fraction * frames) and \
             weight[code] >= cfg.change_margin * weight[track.code]
 
@@ -662,6 +664,19 @@ def _one_per_card(observations: list[Observation], apart: float) -> list[Observa
     if len(kept) == len(faces):
         return observations
     return [o for o in observations if o.code == "BACK" or any(o is k for k in kept)]
+
+
+def _newest_from(times_in_order, cutoff: float, time_of=lambda item: item) -> list:
+    """The items of a time-ordered sequence at ``cutoff`` or later, oldest first, walked back from the newest:
+    a settled card keeps 240 sightings and the tracker 600 look times, and every frame asks each settled
+    card for its last few (on the 30-card mat a scan from the oldest was a tenth of the tracker's time)."""
+    found = []
+    for item in reversed(times_in_order):
+        if time_of(item) < cutoff:
+            break
+        found.append(item)
+    found.reverse()
+    return found
 
 
 def _seen_since(track: Track, moment: float) -> int:

@@ -25,14 +25,26 @@ class RawBoxes:
 
 def box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """IoU of one x1 y1 x2 y2 box against many."""
-    x1 = np.maximum(box[0], boxes[:, 0])
-    y1 = np.maximum(box[1], boxes[:, 1])
-    x2 = np.minimum(box[2], boxes[:, 2])
-    y2 = np.minimum(box[3], boxes[:, 3])
+    return pairwise_iou(np.asarray(box)[None], boxes)[0]
+
+
+def pairwise_iou(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """IoU of each x1 y1 x2 y2 box of ``first`` (rows) against each of ``second`` (columns)."""
+    x1 = np.maximum(first[:, None, 0], second[None, :, 0])
+    y1 = np.maximum(first[:, None, 1], second[None, :, 1])
+    x2 = np.minimum(first[:, None, 2], second[None, :, 2])
+    y2 = np.minimum(first[:, None, 3], second[None, :, 3])
     inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = (box[2] - box[0]) * (box[3] - box[1])
-    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    return inter / np.maximum(area + areas - inter, 1e-9)
+    areas_first = (first[:, 2] - first[:, 0]) * (first[:, 3] - first[:, 1])
+    areas_second = (second[:, 2] - second[:, 0]) * (second[:, 3] - second[:, 1])
+    return inter / np.maximum(areas_first[:, None] + areas_second[None, :] - inter, 1e-9)
+
+
+# NMS weighs this many boxes against the rest at once: a live window's boxes in one pass (the 30-card
+# mat's windows hold 76 boxes above the threshold at the median, 164 at most, and keep 24), a crowded
+# photo's up to ``_MAX_NMS`` in bounded memory. Box by box (one IoU row per kept box) the mat's NMS was
+# 2 ms of a 52 ms frame (cProfile, benchmarks/profile_live.py's stretch, 2026-12-07).
+NMS_BLOCK = 512
 
 
 def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndarray:
@@ -41,14 +53,17 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndarr
     Returns kept indices, highest score first.
     """
     order = np.argsort(-scores, kind="stable")
+    ranked = boxes[order]
+    suppressed = np.zeros(len(order), bool)
     keep = []
-    while order.size:
-        best = order[0]
-        keep.append(best)
-        if order.size == 1:
-            break
-        rest = order[1:]
-        order = rest[box_iou(boxes[best], boxes[rest]) <= iou_threshold]
+    for start in range(0, len(order), NMS_BLOCK):
+        stop = min(start + NMS_BLOCK, len(order))
+        # as a kept box's own row: every box from here on it would drop (above the threshold, or no IoU at all)
+        drops = ~(pairwise_iou(ranked[start:stop], ranked[start:]) <= iou_threshold)
+        for row in range(stop - start):
+            if not suppressed[start + row]:
+                keep.append(order[start + row])
+                suppressed[start:] |= drops[row]
     return np.asarray(keep, np.int64)
 
 

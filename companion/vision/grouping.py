@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -181,23 +182,25 @@ class IndexReading:
     def confidence(self) -> float:
         return self.detection_confidence * self.class_confidence
 
-    @property
+    # The geometry below is asked of every reading for each of its neighbours (a 30-card mat: ~200 pairs a
+    # frame), so each is worked out once a reading (read-only: shared by every caller)
+    @cached_property
     def center(self) -> np.ndarray:
         x1, y1, x2, y2 = self.box
-        return np.array([(x1 + x2) / 2, (y1 + y2) / 2], np.float64)
+        return _read_only(np.array([(x1 + x2) / 2, (y1 + y2) / 2], np.float64))
 
-    @property
+    @cached_property
     def scale(self) -> float:
         """The longer side of the box: the index's size, nearly independent of its rotation."""
         x1, y1, x2, y2 = self.box
         return max(x2 - x1, y2 - y1, 1e-6)
 
-    @property
+    @cached_property
     def toward_center(self) -> np.ndarray:
         """Unit vector from this index toward its card's centre, in frame coordinates."""
         upright = (math.cos(math.radians(CENTRE_BEARING_DEG)), math.sin(math.radians(CENTRE_BEARING_DEG)))
         # The crop was turned ``rotation`` clockwise to read upright; undo that turn.
-        return np.array(rotate_clockwise(upright, (360 - self.rotation) % 360), np.float64)
+        return _read_only(np.array(rotate_clockwise(upright, (360 - self.rotation) % 360), np.float64))
 
     @property
     def estimated_card_center(self) -> np.ndarray:
@@ -206,6 +209,11 @@ class IndexReading:
     def card_center_at(self, scale: float) -> np.ndarray:
         """The card's centre for an index of ``scale`` pixels (its own size, or the one a table knows)."""
         return self.center + self.toward_center * (CORNER_SPAN / 2) * scale
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
 
 
 def _centre(reading: IndexReading, index_px: float | None) -> np.ndarray:
@@ -241,6 +249,8 @@ def _facings(reading: IndexReading) -> tuple[IndexReading, ...]:
 
 def _best_facing(cost, a: IndexReading, b: IndexReading, *args) -> float | None:
     """The lowest of ``cost`` over the two readings' possible facings, or None when none fits."""
+    if a.code not in HALF_TURN_AMBIGUOUS_CODES and b.code not in HALF_TURN_AMBIGUOUS_CODES:
+        return cost(a, b, *args)   # one facing each: most pairs, weighed once
     costs = [c for first in _facings(a) for second in _facings(b) if (c := cost(first, second, *args)) is not None]
     return min(costs) if costs else None
 
@@ -546,12 +556,19 @@ def choose_groups(readings: list[IndexReading], trust_rotation: bool = False, in
     corners; a lone reading stays a group of one. Then, as in :func:`choose_pairs`, two lone
     readings of different codes that can only be one card's corners become a pair.
     """
+    return _choose_groups(readings, trust_rotation, _local_sizes(readings, index_px), one_card_geometry)
+
+
+def _choose_groups(readings: list[IndexReading], trust_rotation: bool, local: list[float] | None,
+                   one_card_geometry: bool | None) -> tuple[list[tuple[int, ...]], list[tuple[int, int]]]:
+    """:func:`choose_groups` with the table's index size where each reading lies worked out (``_local_sizes``)."""
     if one_card_geometry is None:
-        one_card_geometry = ONE_CARD_BY_GEOMETRY and index_px is None
-    local = _local_sizes(readings, index_px)
+        one_card_geometry = ONE_CARD_BY_GEOMETRY and local is None
     near = _near_pairs(readings, local)
     links: dict[tuple[int, int], float] = {}
     for i, j in near:
+        if readings[i].code is None or readings[i].code != readings[j].code:
+            continue   # never linked (link_cost): most near pairs, skipped without weighing
         cost = link_cost(readings[i], readings[j], trust_rotation, _pair_px(local, i, j))
         if cost is not None:
             links[i, j] = cost
@@ -670,8 +687,8 @@ def group_cards(indices: list[IndexReading], backs: list[tuple[tuple[float, floa
     default where the scale is unknown and one deck assumed (``index_px`` None, ``trust_rotation`` False).
     """
     readings = [r for r in indices if r.code is not None]
-    groups, disagreeing = choose_groups(readings, trust_rotation, index_px, one_card_geometry)
     local = _local_sizes(readings, index_px)
+    groups, disagreeing = _choose_groups(readings, trust_rotation, local, one_card_geometry)
     used = {k for group in groups if len(group) > 1 for k in group} | {k for pair in disagreeing for k in pair}
     boxes, confidences, codes, centres, others = [], [], [], [], []
     certain = (np.nan, np.nan)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.vision.decode import RawBoxes, box_iou, nms
+from companion.vision.decode import RawBoxes, nms, pairwise_iou
 from companion.vision.detections import Detections, IndexScale
 from companion.vision.frames import check_frame
 from companion.vision.grouping import IndexReading
@@ -294,10 +294,11 @@ class IncrementalReader:
         kept: dict[int, IndexReading] = {}
         earlier: dict[int, tuple] = {}   # index n → the codes read at its place before
         expand = detector.manifest.crop_expand
+        overlapping = pairwise_iou(boxes, previous)   # each box (rows) against the last frame's readings
         for n, box in enumerate(boxes):
             if not len(previous):
                 break
-            overlaps = box_iou(box, previous)
+            overlaps = overlapping[n]
             best = int(overlaps.argmax())
             if overlaps[best] < SAME_BOX_IOU:
                 continue   # a new index
