@@ -16,6 +16,8 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+import numpy as np
+
 from companion.table.events import Observation, TableEvent
 from companion.messages import CardName, Message
 
@@ -182,7 +184,13 @@ class Track:
         cutoff = moment - 1e-9
         if not self.in_order:
             return [s for s in self.sightings if s[_TIME] >= cutoff]
-        return _newest_from(self.sightings, cutoff, lambda sighting: sighting[_TIME])
+        found = []
+        for sighting in reversed(self.sightings):
+            if sighting[_TIME] < cutoff:
+                break
+            found.append(sighting)
+        found.reverse()
+        return found
 
     def codes_seen(self) -> list[str]:
         """The code of each sighting kept, oldest first."""
@@ -292,23 +300,25 @@ class Tracker:
         gate = self.config.match_distance
         pairs = []
         now = self._last_time
-        for ti, track in enumerate(self.tracks):
+        expected_at, gates = [], []
+        for track in self.tracks:
             ahead = min(now - track.last_seen, 0.5)
-            expected = (track.position[0] + track.velocity[0] * ahead, track.position[1] + track.velocity[1] * ahead)
+            expected_at.append((track.position[0] + track.velocity[0] * ahead, track.position[1] + track.velocity[1] * ahead))
             # a card unseen for a while is found again only where it lay; elsewhere it may be
             # one of several look-alikes that moved together, which _missing_twin sorts out
-            track_gate = gate if now - track.last_seen <= self.config.forget_candidate_seconds / 2 else gate * 0.3
-            for oi, obs in enumerate(observations):
-                d = min(math.dist(expected, obs.position), math.dist(track.position, obs.position))
-                # a card read from one index whose facing was misread: its other centre is where the card lies
-                flipped = (track.settled and obs.other_position is not None and obs.code == track.code
-                           and math.dist(track.position, obs.other_position) < d)
-                if flipped:
-                    d = math.dist(track.position, obs.other_position)
-                if d <= track_gate:
-                    # same visible code first, then distance: a card and its neighbour never swap
-                    same = obs.code == (track.code or _majority(track.sightings))
-                    pairs.append((0 if same else 1, d, ti, oi, flipped))
+            gates.append(gate if now - track.last_seen <= self.config.forget_candidate_seconds / 2 else gate * 0.3)
+        for ti, oi in _within_reach(self.tracks, expected_at, gates, observations):
+            track, obs, expected, track_gate = self.tracks[ti], observations[oi], expected_at[ti], gates[ti]
+            d = min(math.dist(expected, obs.position), math.dist(track.position, obs.position))
+            # a card read from one index whose facing was misread: its other centre is where the card lies
+            flipped = (track.settled and obs.other_position is not None and obs.code == track.code
+                       and math.dist(track.position, obs.other_position) < d)
+            if flipped:
+                d = math.dist(track.position, obs.other_position)
+            if d <= track_gate:
+                # same visible code first, then distance: a card and its neighbour never swap
+                same = obs.code == (track.code or _majority(track.sightings))
+                pairs.append((0 if same else 1, d, ti, oi, flipped))
         pairs.sort()
         used_t, used_o, matches = set(), set(), []
         for _, _, ti, oi, flipped in pairs:
@@ -422,18 +432,21 @@ class Tracker:
         looks = [s for s in track.recent(time, time - first) if s[_LOOK]]
         return looks if len(looks) >= k else None
 
-    def _read_surely(self, track: Track, time: float, since: float) -> tuple[str, float] | None:
+    def _read_surely(self, track: Track, time: float, since: float, turned_from: str | None = None) -> tuple[str, float] | None:
         """(code, median confidence) when the track was read as ``code``, surely (every look at least
         ``sure_look_confidence``), in each of the last ``sure_looks`` frames read anew, lying still, and
         as nothing else in any look since ``since``; else None. While a settled card of the same code is
         unseen (this may be it, carried here) it waits as before, unless it is the one face of its code
         gone long enough to have moved here (``_missing_twin``): look-alikes carried together (the
-        Chosen's chips) are told apart by the move they share once all of them are seen."""
+        Chosen's chips) are told apart by the move they share once all of them are seen. ``turned_from``: only
+        a reading of the card's other side counts (a settled card asks whether it was turned over, on every frame)."""
         cfg = self.config
         looks = self._seen_still(track, time, since)
         if looks is None:
             return None
         code = looks[-1][_CODE]
+        if turned_from is not None and (code == turned_from or "BACK" not in (code, turned_from)):
+            return None
         if any(s[_CODE] != code or s[_CONFIDENCE] < cfg.sure_look_confidence for s in looks):
             return None
         # since ``since``: read in every frame read anew (one seen now and then is no steady card), as
@@ -451,8 +464,14 @@ class Tracker:
         return code, confidences[len(confidences) // 2]
 
     def _looks_since(self, moment: float) -> int:
-        """How many frames were read anew from ``moment`` on (frame times never go back: walked from the newest)."""
-        return len(_newest_from(self._look_times, moment - 1e-9))
+        """How many frames were read anew from ``moment`` on, counted back from the newest (frame times never go
+        back): every frame asks it for each settled card, and the tracker keeps 600 look times."""
+        cutoff, count = moment - 1e-9, 0
+        for look_time in reversed(self._look_times):
+            if look_time < cutoff:
+                break
+            count += 1
+        return count
 
     def _steady_before_hold(self, track: Track, code: str) -> bool:
         """Whether ``code`` was read steadily at ``track`` in the real frames before the input ended.
@@ -552,9 +571,9 @@ class Tracker:
         changed = False
         # a change first steady in the held last frame is only that frame's misread, repeated
         fresh_in_hold = self.held_since is not None and track.pending_code != code
-        sure = self._read_surely(track, time, self._look_times[-cfg.sure_looks]) \
+        sure = self._read_surely(track, time, self._look_times[-cfg.sure_looks], turned_from=track.code) \
             if cfg.sure_looks and len(self._look_times) >= cfg.sure_looks else None
-        if sure is not None and sure[0] != track.code and "BACK" in (sure[0], track.code):
+        if sure is not None:
             # turned: read surely as the other side in the last looks, and not as itself in any of them,
             # at once. A face read as another face waits (the hysteresis above): the still real tables'
             # flickers are such misreads, and a card swapped for another is rare in play
@@ -651,32 +670,38 @@ class Tracker:
                            previous_zone=track.zone)]
 
 
+def _within_reach(tracks: list[Track], expected_at: list[tuple[float, float]], gates: list[float],
+                  observations: list[Observation]) -> list[tuple[int, int]]:
+    """Every (track, observation) whose observation lies within the track's gate of where the track is
+    expected or lies, or whose other centre does, a hair wider (the exact test follows, in _associate):
+    all the pairs that can match, found at once for the whole table (on a 30-card mat each frame weighs
+    30 x 30 pairs, and one by one that was a third of the tracker's time)."""
+    if not tracks or not observations:
+        return []
+    at = np.array([o.position for o in observations], np.float64)
+    other = np.array([o.other_position if o.other_position is not None else (np.nan, np.nan) for o in observations], np.float64)
+    lies = np.array([t.position for t in tracks], np.float64)[:, None, :]
+    expected = np.array(expected_at, np.float64)[:, None, :]
+    nearest = np.fmin(np.fmin(np.hypot(*(at - expected).transpose(2, 0, 1)), np.hypot(*(at - lies).transpose(2, 0, 1))),
+                      np.hypot(*(other - lies).transpose(2, 0, 1)))
+    reach = np.array(gates, np.float64)[:, None] * (1 + 1e-9) + 1e-9
+    return [(int(ti), int(oi)) for ti, oi in zip(*np.nonzero(nearest <= reach))]
+
+
 def _one_per_card(observations: list[Observation], apart: float) -> list[Observation]:
     """One reading per face where a frame reads the same face twice closer than ``apart``: cards do not
     stack, so that is one card whose two indices were grouped as two (a Chosen seed: a 9D read at two
     centres 16 mm apart became a card and a "second 9D?" question, and its turn a new chip). The surer
     reading stays. Backs are left as they are: look-alikes, told apart by the tracker itself."""
     faces = sorted((o for o in observations if o.code != "BACK"), key=lambda o: -o.confidence)
-    kept: list[Observation] = []
+    kept: dict[str, list[Observation]] = {}
     for obs in faces:
-        if not any(k.code == obs.code and math.dist(k.position, obs.position) < apart for k in kept):
-            kept.append(obs)
-    if len(kept) == len(faces):
+        same_face = kept.setdefault(obs.code, [])
+        if not any(math.dist(k.position, obs.position) < apart for k in same_face):
+            same_face.append(obs)
+    if sum(map(len, kept.values())) == len(faces):
         return observations
-    return [o for o in observations if o.code == "BACK" or any(o is k for k in kept)]
-
-
-def _newest_from(times_in_order, cutoff: float, time_of=lambda item: item) -> list:
-    """The items of a time-ordered sequence at ``cutoff`` or later, oldest first, walked back from the newest:
-    a settled card keeps 240 sightings and the tracker 600 look times, and every frame asks each settled
-    card for its last few (on the 30-card mat a scan from the oldest was a tenth of the tracker's time)."""
-    found = []
-    for item in reversed(times_in_order):
-        if time_of(item) < cutoff:
-            break
-        found.append(item)
-    found.reverse()
-    return found
+    return [o for o in observations if o.code == "BACK" or any(o is k for k in kept[o.code])]
 
 
 def _seen_since(track: Track, moment: float) -> int:
