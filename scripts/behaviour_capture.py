@@ -1,11 +1,13 @@
 """Captures the project's observable behaviour as JSON, to diff before and after a refactoring.
 
-    python scripts/behaviour_capture.py OUT [cli] [scenarios] [web] [pipeline]
+    python scripts/behaviour_capture.py OUT [cli] [scenarios] [web] [pipeline] [live]
 
 cli: every docs/scenarios replay (json and text, public and --referee), the golden Kingdoms board
 scored, the simulator (300 games, seed 1); scenarios: the recording scenarios of seeds 0-3 and a
 hash of every rendered frame of seed 1; web: the JSON API over a scripted sequence per game (ids,
-pins and times scrubbed); pipeline: the table pipeline's summaries on four rendered games (minutes).
+pins and times scrubbed); pipeline: the table pipeline's summaries on four rendered games (minutes);
+live: the shipped detector reading the three demo recordings incrementally, every frame's cards (codes and
+boxes) and table events (a few minutes; ``--live-recording GAME:DIR`` adds a recording of one's own).
 Run it from the checkout root on two trees and compare the files (``diff -r``).
 """
 import contextlib
@@ -18,9 +20,12 @@ import pathlib
 import sys
 import tempfile
 
-out = pathlib.Path(sys.argv[1])
+args = sys.argv[1:]
+extra_recordings = [args[k + 1] for k, arg in enumerate(args) if arg == "--live-recording"]
+args = [arg for k, arg in enumerate(args) if arg != "--live-recording" and (k == 0 or args[k - 1] != "--live-recording")]
+out = pathlib.Path(args[0])
 out.mkdir(parents=True, exist_ok=True)
-what = sys.argv[2:] or ["cli", "scenarios", "web", "pipeline"]
+what = args[1:] or ["cli", "scenarios", "web", "pipeline", "live"]
 
 def dump(name, data):
     (out / name).write_text(json.dumps(data, indent=1, sort_keys=True, default=str) + "\n")
@@ -137,4 +142,38 @@ if "pipeline" in what:
         summary["table_events"] = [[e.type, e.track, e.card, e.zone] for r in p.history for e in r.table_events]
         res[f"{game}-{seed}-{mat}"] = summary
     dump("pipeline.json", res)
+
+if "live" in what:
+    from companion.table.demos import demo_dir, demo_truth
+    from companion.table.pipeline import build_pipeline
+    from companion.table.sources import open_source
+    from companion.table.tracker import TrackerConfig
+    from companion.vision import Detector, grouping
+
+    detector = Detector.load(tile="auto")
+    grouped = []
+    group_cards = grouping.group_cards
+
+    def recording_group_cards(*a, **k):
+        cards = group_cards(*a, **k)
+        grouped[-1].append([[code, [round(float(v), 2) for v in box]] for code, box in zip(cards.codes, cards.boxes)])
+        return cards
+
+    grouping.group_cards = recording_group_cards   # every reader's cards come through it (cards_from_readings)
+    res = {}
+    for spec in ["kingdoms:", "dungeon:", "chosen:"] + extra_recordings:
+        game, _, where = spec.partition(":")
+        truth = demo_truth(game) if not where else json.load(open(pathlib.Path(where) / "truth.json"))
+        tracker = {"tracker": TrackerConfig(copies=2)} if game == "kingdoms" else {}   # as the demo runs it
+        p = build_pipeline(game, detector, truth["setup"], truth.get("setup_events", []), incremental=True, **tracker)
+        frames = []
+        for time, frame in open_source(where or str(demo_dir(game))):
+            grouped.append([])
+            result = p.process(time, frame)
+            frames.append({"time": result.time, "cards": grouped[-1], "events": [
+                [e.type, e.card, e.zone, round(e.time, 3), e.track, str(e.question)] for e in result.table_events],
+                "engine": result.engine_events})
+        res[spec] = frames
+    grouping.group_cards = group_cards
+    dump("live.json", res)
 print("done", what)
