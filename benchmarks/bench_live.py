@@ -14,7 +14,8 @@
   median and 95th percentile, as shipped and with the constant settle of before, in turns.
 * ``live tables at 5 frames/s``: that many tables, each its own pipeline and live source at
   5 frames/s (the Kingdoms stretch), one shared detector, in threads: the most tables for which
-  every table still reads at least 95 % of its frames.
+  every table still reads at least 95 % of its frames; and, finer, the share of its frames the
+  slowest of four tables reads.
 
 Needs the exported models; without them it reports nothing and says why.
 """
@@ -36,6 +37,7 @@ from companion.table.sources import FrameSource, open_source
 from companion.table.tracker import TrackerConfig
 
 KEEPS_UP_SHARE = 0.95   # a table keeps up when it reads this share of its camera's frames
+FIXED_TABLES = 4        # the count at which the slowest table's share is reported too (4 kept up on idle cores, 2026-12-07)
 
 
 class ListSource(FrameSource):
@@ -210,14 +212,20 @@ def run(quick: bool) -> list[dict]:
                  "note": f"{len(stream)} camera events, session → SSE on 127.0.0.1"})
     rows.append({"name": "hand lets go → phone: stream, p95", "median": _p95(stream), "unit": "s", "note": "the same events"})
 
-    fps, held = 5.0, 0
+    fps, held, shares = 5.0, 0, {}
     frames = stretch[-(25 if quick else 60):]
     for count in (1, 2, 3, 4, 6, 8):
-        share = _tables_keep_up(detector, frames, count, fps)
-        print(f"bench_live: {count} tables at {fps:g} frames/s: the slowest read {share:.0%} of its frames", file=sys.stderr)
-        if share < KEEPS_UP_SHARE:
+        shares[count] = _tables_keep_up(detector, frames, count, fps)
+        print(f"bench_live: {count} tables at {fps:g} frames/s: the slowest read {shares[count]:.0%} of its frames", file=sys.stderr)
+        if shares[count] < KEEPS_UP_SHARE:
             break
         held = count
     rows.append({"name": "live tables at 5 frames/s, none falling behind", "median": held, "unit": "tables",
                  "note": f"each reads >= {KEEPS_UP_SHARE:.0%} of {len(frames)} frames of the Kingdoms stretch; one shared detector"})
+    # the count above moves in whole steps (3, 4, 6) and flips with the load between runs: a share at a fixed
+    # count of tables tells two revisions apart more finely
+    if FIXED_TABLES not in shares:
+        shares[FIXED_TABLES] = _tables_keep_up(detector, frames, FIXED_TABLES, fps)
+    rows.append({"name": f"live tables at 5 frames/s: the slowest of {FIXED_TABLES}, frames read", "median": 100 * shares[FIXED_TABLES],
+                 "unit": "%", "note": f"the share of its {len(frames)} frames the slowest of {FIXED_TABLES} tables read"})
     return rows
