@@ -537,21 +537,25 @@ def _write_ending_lists(name: str, mapped, classes: tuple[str, ...]) -> tuple[li
     return train, val
 
 
+def _rendered_scene_in(ending: Path, line: str) -> str | None:
+    """Step 4's rendered scene ``line`` (general or backs) as the same image in an ending's data, else None."""
+    if any(line.startswith(str(DATA / part) + "/") for part in ("general", "backs")):
+        return str(DATA / ending.name) + line[len(str(DATA)):]
+    return None
+
+
 def write_strip_lists() -> None:
     """Step 5's lists with the relabelled scenes in place of step 4's, and how many back labels that dropped."""
+    from vision_models.data.real_split import label_path_for
+
     strips = DATA / STRIP_DATA.name
-
-    def relabelled(line: str) -> str:
-        scene = any(line.startswith(str(DATA / part) + "/") for part in ("general", "backs"))
-        return str(strips) + line[len(str(DATA)):] if scene else line
-
-    train, _val = _write_ending_lists("strip", relabelled, ("index", "back"))
+    train, _val = _write_ending_lists("strip", lambda line: _rendered_scene_in(STRIP_DATA, line) or line, ("index", "back"))
     changed = sum(1 for line in train if line.startswith(str(strips)))
     backs_before = backs_after = 0
     for line in train:
         if line.startswith(str(strips)):
-            after = Path(line.replace("/images/", "/labels/")).with_suffix(".txt")
-            before = Path(str(DATA) + line[len(str(strips)):].replace("/images/", "/labels/")).with_suffix(".txt")
+            after = label_path_for(Path(line))
+            before = label_path_for(Path(str(DATA) + line[len(str(strips)):]))
             backs_before += sum(1 for row in before.read_text().splitlines() if row.startswith("1 "))
             backs_after += sum(1 for row in after.read_text().splitlines() if row.startswith("1 "))
     (DATA / "strip-tune.txt").write_text(json.dumps({"train": len(train), "relabelled_train": changed,
@@ -626,20 +630,17 @@ def real_card_labels() -> None:
 def write_card_lists() -> None:
     """Step 5's lists mapped onto the card ending's images; images boxing no whole card left out."""
     from vision_models.data import real_labels
+    from vision_models.data.real_split import label_path_for
 
-    cards = DATA / CARD_DATA.name
     real_out = str(real_labels.OUT)
 
     def mapped(line: str) -> str | None:
-        if line.startswith(str(DATA / "general") + "/") or line.startswith(str(DATA / "backs") + "/"):
-            return str(cards) + line[len(str(DATA)):]
         if line.startswith(real_out + "/"):
-            return str(cards / "real") + line[len(real_out):]
-        return None
+            return str(DATA / CARD_DATA.name / "real") + line[len(real_out):]
+        return _rendered_scene_in(CARD_DATA, line)
 
     train, val = _write_ending_lists("card", mapped, ("index", "back", "card"))
-    card_labels = sum(1 for line in train for row in Path(line.replace("/images/", "/labels/")).with_suffix(".txt").read_text().splitlines()
-                      if row.startswith("2 "))
+    card_labels = sum(1 for line in train for row in label_path_for(Path(line)).read_text().splitlines() if row.startswith("2 "))
     (DATA / "card-tune.txt").write_text(json.dumps({"train": len(train), "val": len(val), "card_labels": card_labels,
                                                     "real_train": sum(1 for line in train if "/real/" in line)}) + "\n")
 
